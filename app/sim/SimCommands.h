@@ -1,0 +1,20 @@
+#pragma once
+// The sub-commands of atrium-sim. Each returns the process exit code:
+// 0 success, 1 bad command line, 2 bad input file, 3 simulation blew up, 4 other error.
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace atrium::app {
+
+/// atrium-sim run SCENE.json --steps N [--backend cpu|cuda] [--out DIR] [--every K]
+int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// atrium-sim bench --scene dam-break|heart --particles N [--steps S] [--backend cpu|cuda] [--json]
+int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
+/// Usage text for all commands.
+std::string usage();
+
+} // namespace atrium::app

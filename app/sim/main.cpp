@@ -1,0 +1,28 @@
+// atrium-sim: the headless simulator. See SimCommands.h and `atrium-sim --help`.
+#include "app/sim/SimCommands.h"
+#include "sim/sph/Backend.h"
+
+#include <iostream>
+#include <string>
+#include <vector>
+
+int main(int argc, char** argv) {
+    using namespace atrium::app;
+    std::vector<std::string> args(argv + 1, argv + argc);
+    if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
+        std::cout << usage();
+        return args.empty() ? 1 : 0;
+    }
+    const std::string command = args[0];
+    args.erase(args.begin());
+    if (command == "run") return runCommand(args, std::cout, std::cerr);
+    if (command == "bench") return benchCommand(args, std::cout, std::cerr);
+    if (command == "backends") {
+        std::cout << "cpu: available\ncuda: "
+                  << (atrium::sph::cudaBackendAvailable() ? "available, " : "unavailable, ")
+                  << atrium::sph::cudaBackendStatus() << "\n";
+        return 0;
+    }
+    std::cerr << "atrium-sim: unknown command '" << command << "'\n\n" << usage();
+    return 1;
+}

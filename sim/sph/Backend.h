@@ -1,0 +1,120 @@
+#pragma once
+// The CPU/GPU seam (internal; not installed). Both backends implement exactly this:
+// they own the particle arrays (structure of arrays, reordered in cell order each
+// step) and run one sub-step of the same algorithm. Everything else - scene setup,
+// emitters, rest density, time-step control, blow-up detection - lives in Solver.
+
+#include "sim/sph/Boundaries.h"
+#include "sim/sph/Kernels.h"
+#include "sim/sph/Scene.h"
+#include "sim/sph/Vec3.h"
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace atrium::sph {
+
+class WallDistanceField;
+
+/// The neighbour grid: cells of size h covering `bounds`; positions outside are
+/// clamped into the border cells (still exact: clamping never separates neighbours).
+struct GridGeometry {
+    Vec3 origin;
+    float cellSize = 0.f;
+    int nx = 0, ny = 0, nz = 0;
+    bool zOrder = false;
+    std::size_t cellCount() const { return std::size_t(nx) * ny * nz; }
+};
+
+/// Everything one sub-step needs, with parameters resolved (rest density known).
+struct StepInput {
+    float dt = 0.f;
+    float mass = 0.f;
+    float restDensity = 0.f;
+    EquationOfState equationOfState = EquationOfState::Tait;
+    float eosStiffness = 0.f; ///< B (Tait) or k (linear)
+    float maxPressure = 0.f;
+    bool clampNegativePressure = true;
+    float viscosity = 0.f;
+    Vec3 gravity;
+    SphKernels kernels;
+    GridGeometry grid;
+    const BoxContainer* container = nullptr; ///< null: none
+    std::span<const BoundaryPlane> planes;
+    std::span<const Outlet> outlets;
+    float wallMargin = 0.f;
+    float wallDistanceOffset = 0.f; ///< see WallKernelIntegrals.h
+    float wallRestitution = 0.f;
+    bool profileStages = false; ///< measure per-stage times (may add synchronisation)
+};
+
+/// Milliseconds spent per stage, accumulated over the steps since the last reset.
+struct StageTimes {
+    double grid = 0, density = 0, force = 0, integrate = 0, boundary = 0;
+    double wallUpdate = 0; ///< host: rebuilding the wall field of a moving mesh (Solver)
+    double total() const { return grid + density + force + integrate + boundary + wallUpdate; }
+};
+
+/// What one step reports back (on a GPU this may lag one step behind).
+struct StepOutput {
+    float maxSpeed = 0.f;           ///< after boundary handling (m/s)
+    std::uint32_t nonFinite = 0;    ///< particles whose position or velocity is NaN/Inf
+    std::uint32_t removedOutlets = 0;
+    std::uint32_t removedLeaked = 0; ///< found outside the wall mesh and removed
+    std::uint64_t neighbourPairs = 0; ///< i-j pairs within h in the force pass (i != j)
+};
+
+/// Which arrays to copy back to the host.
+enum ParticleField : unsigned {
+    FieldPosition = 1u, FieldVelocity = 2u, FieldDensity = 4u, FieldPressure = 8u,
+    FieldAll = 15u,
+};
+
+struct HostParticles {
+    std::vector<Vec3> position, velocity;
+    std::vector<float> density, pressure;
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+    virtual std::string name() const = 0;       ///< "cpu" or "cuda"
+    virtual std::string deviceName() const = 0; ///< CPU model or GPU name
+
+    /// Replaces all particles.
+    virtual void setParticles(std::span<const Vec3> position, std::span<const Vec3> velocity) = 0;
+    /// Adds particles (emitters); they join the grid at the next step.
+    virtual void appendParticles(std::span<const Vec3> position, std::span<const Vec3> velocity) = 0;
+    /// Marks particles for removal at the next grid build (index in current order).
+    virtual void removeParticles(std::span<const std::uint32_t> indices) = 0;
+    virtual std::size_t size() const = 0;
+
+    /// Uploads the wall field for the following steps (null: no wall mesh).
+    virtual void setWall(const WallDistanceField* wall) = 0;
+
+    /// Builds the grid and computes densities and pressures only (no motion); used for
+    /// the rest density (3.5.1) and for statistics.
+    virtual void computeDensities(const StepInput& in) = 0;
+    /// One full sub-step: grid, density+pressure, forces, integration, boundaries.
+    virtual StepOutput step(const StepInput& in) = 0;
+
+    virtual void download(unsigned fields, HostParticles& out) const = 0;
+    /// Waits until all queued work is done (timing); a no-op on the CPU.
+    virtual void synchronize() {}
+    virtual std::size_t bytesPerParticle() const = 0;
+    virtual StageTimes stageTimes() const = 0;
+    virtual void resetStageTimes() = 0;
+};
+
+std::unique_ptr<Backend> makeCpuBackend();
+/// Null when built without CUDA or when no GPU is present (see cudaBackendStatus()).
+std::unique_ptr<Backend> makeCudaBackend();
+/// Why the CUDA backend is or is not available, in words (GPU name when it is).
+std::string cudaBackendStatus();
+bool cudaBackendAvailable();
+
+} // namespace atrium::sph

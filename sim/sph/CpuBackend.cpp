@@ -1,0 +1,402 @@
+// The reference backend: multithreaded with oneTBB, structure of arrays, particles
+// reordered in cell order every step. Each particle's sums are gathered by one task
+// in a fixed neighbour order, so results do not depend on the thread count or on
+// scheduling (the determinism test relies on this).
+
+#include "sim/sph/Backend.h"
+#include "sim/sph/WallDistanceField.h"
+#include "sim/sph/WallKernelIntegrals.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+#include <tbb/parallel_reduce.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <fstream>
+#include <thread>
+
+namespace atrium::sph {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+double msSince(Clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
+}
+
+constexpr std::size_t kGrain = 512;
+
+/// Interleaves the low 10 bits of x, y, z (Morton code).
+std::uint32_t morton3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    const auto spread = [](std::uint32_t v) {
+        v &= 0x3ffu;
+        v = (v | (v << 16)) & 0x30000ffu;
+        v = (v | (v << 8)) & 0x300f00fu;
+        v = (v | (v << 4)) & 0x30c30c3u;
+        v = (v | (v << 2)) & 0x9249249u;
+        return v;
+    };
+    return spread(x) | (spread(y) << 1) | (spread(z) << 2);
+}
+
+class CpuBackend final : public Backend {
+public:
+    std::string name() const override { return "cpu"; }
+
+    std::string deviceName() const override {
+        std::ifstream in("/proc/cpuinfo");
+        std::string line, model = "unknown CPU";
+        while (std::getline(in, line))
+            if (line.rfind("model name", 0) == 0) {
+                model = line.substr(line.find(':') + 2);
+                break;
+            }
+        return model + " (" + std::to_string(std::thread::hardware_concurrency()) + " threads)";
+    }
+
+    void setParticles(std::span<const Vec3> position, std::span<const Vec3> velocity) override {
+        pos_.assign(position.begin(), position.end());
+        vel_.assign(velocity.begin(), velocity.end());
+        removed_.assign(pos_.size(), 0);
+        pendingRemoved_ = 0;
+        resizeDerived();
+    }
+
+    void appendParticles(std::span<const Vec3> position, std::span<const Vec3> velocity) override {
+        pos_.insert(pos_.end(), position.begin(), position.end());
+        vel_.insert(vel_.end(), velocity.begin(), velocity.end());
+        removed_.resize(pos_.size(), 0);
+        resizeDerived();
+    }
+
+    void removeParticles(std::span<const std::uint32_t> indices) override {
+        for (std::uint32_t i : indices)
+            if (i < removed_.size() && !removed_[i]) {
+                removed_[i] = 1;
+                ++pendingRemoved_;
+            }
+    }
+
+    std::size_t size() const override { return pos_.size() - pendingRemoved_; }
+
+    void setWall(const WallDistanceField* wall) override { wall_ = wall; }
+
+    void computeDensities(const StepInput& in) override {
+        auto t0 = Clock::now();
+        buildGrid(in.grid);
+        times_.grid += msSince(t0);
+        t0 = Clock::now();
+        densityPass(in);
+        times_.density += msSince(t0);
+    }
+
+    StepOutput step(const StepInput& in) override {
+        computeDensities(in);
+        StepOutput out;
+        auto t0 = Clock::now();
+        out.neighbourPairs = forcePass(in);
+        times_.force += msSince(t0);
+        t0 = Clock::now();
+        integrate(in.dt);
+        times_.integrate += msSince(t0);
+        t0 = Clock::now();
+        boundaryPass(in, out);
+        times_.boundary += msSince(t0);
+        return out;
+    }
+
+    /// Copies the live particles (those removed during the last step are left out).
+    void download(unsigned fields, HostParticles& out) const override {
+        const auto copy = [&](const auto& from, auto& to) {
+            to.clear();
+            to.reserve(size());
+            for (std::size_t i = 0; i < from.size(); ++i)
+                if (!removed_[i]) to.push_back(from[i]);
+        };
+        if (fields & FieldPosition) copy(pos_, out.position);
+        if (fields & FieldVelocity) copy(vel_, out.velocity);
+        if (fields & FieldDensity) copy(density_, out.density);
+        if (fields & FieldPressure) copy(pressure_, out.pressure);
+    }
+
+    std::size_t bytesPerParticle() const override {
+        // pos, vel, accel, tmp pos/vel (12 B each), density, pressure, key, order (4 B
+        // each), removed flag (1 B); grid cells are counted separately below.
+        const std::size_t n = std::max<std::size_t>(pos_.size(), 1);
+        const std::size_t perParticle = 5 * sizeof(Vec3) + 4 * sizeof(float) + 1;
+        return perParticle + (cellStart_.size() + zRank_.size()) * sizeof(std::uint32_t) / n;
+    }
+
+    StageTimes stageTimes() const override { return times_; }
+    void resetStageTimes() override { times_ = {}; }
+
+private:
+    void resizeDerived() {
+        const std::size_t n = pos_.size();
+        density_.resize(n);
+        pressure_.resize(n);
+        accel_.resize(n);
+    }
+
+    // --- neighbour grid -------------------------------------------------------------
+
+    int cellCoord(float p, float origin, int n) const {
+        const int c = int(std::floor((p - origin) * invCell_));
+        return std::clamp(c, 0, n - 1);
+    }
+
+    std::uint32_t linearCell(int x, int y, int z) const {
+        return std::uint32_t((std::size_t(z) * grid_.ny + y) * grid_.nx + x);
+    }
+
+    /// Sort key of a cell: its linear index, or its rank along the Z curve.
+    std::uint32_t cellKey(int x, int y, int z) const {
+        const std::uint32_t lin = linearCell(x, y, z);
+        return grid_.zOrder ? zRank_[lin] : lin;
+    }
+
+    void prepareGrid(const GridGeometry& g) {
+        const bool changed = g.nx != grid_.nx || g.ny != grid_.ny || g.nz != grid_.nz || g.zOrder != grid_.zOrder;
+        grid_ = g;
+        invCell_ = 1.f / g.cellSize;
+        if (!changed && !cellStart_.empty()) return;
+        cellStart_.assign(g.cellCount() + 2, 0);
+        zRank_.clear();
+        if (g.zOrder) {
+            // Rank of every cell along the Morton curve (stable for ties beyond 1024).
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> codes(g.cellCount());
+            for (int z = 0; z < g.nz; ++z)
+                for (int y = 0; y < g.ny; ++y)
+                    for (int x = 0; x < g.nx; ++x) {
+                        const std::uint32_t lin = linearCell(x, y, z);
+                        codes[lin] = {morton3(std::uint32_t(x), std::uint32_t(y), std::uint32_t(z)), lin};
+                    }
+            std::sort(codes.begin(), codes.end());
+            zRank_.resize(g.cellCount());
+            for (std::uint32_t r = 0; r < codes.size(); ++r) zRank_[codes[r].second] = r;
+        }
+    }
+
+    /// Counting sort of particles by cell key; removed particles get the key one past
+    /// the last cell and are dropped. Afterwards particle arrays are in cell order and
+    /// cellStart_[key] .. cellStart_[key + 1] lists each cell's particles.
+    void buildGrid(const GridGeometry& g) {
+        prepareGrid(g);
+        const std::size_t n = pos_.size();
+        const std::uint32_t sentinel = std::uint32_t(g.cellCount());
+        key_.resize(n);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                if (removed_[i]) {
+                    key_[i] = sentinel;
+                    continue;
+                }
+                const Vec3 p = pos_[i];
+                key_[i] = cellKey(cellCoord(p.x, g.origin.x, g.nx), cellCoord(p.y, g.origin.y, g.ny),
+                                  cellCoord(p.z, g.origin.z, g.nz));
+            }
+        });
+        std::fill(cellStart_.begin(), cellStart_.end(), 0u);
+        for (std::size_t i = 0; i < n; ++i) ++cellStart_[key_[i] + 1];
+        for (std::size_t c = 1; c < cellStart_.size(); ++c) cellStart_[c] += cellStart_[c - 1];
+        order_.resize(n);
+        {
+            // Scatter with a running cursor per cell (stable: keeps the previous order
+            // inside a cell, which keeps the run deterministic).
+            cursor_.assign(cellStart_.begin(), cellStart_.end() - 1);
+            for (std::size_t i = 0; i < n; ++i) order_[cursor_[key_[i]]++] = std::uint32_t(i);
+        }
+        const std::size_t alive = cellStart_[sentinel];
+        tmpPos_.resize(alive);
+        tmpVel_.resize(alive);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alive, kGrain), [&](const auto& r) {
+            for (std::size_t k = r.begin(); k != r.end(); ++k) {
+                tmpPos_[k] = pos_[order_[k]];
+                tmpVel_[k] = vel_[order_[k]];
+            }
+        });
+        pos_.swap(tmpPos_);
+        vel_.swap(tmpVel_);
+        removed_.assign(alive, 0);
+        pendingRemoved_ = 0;
+        resizeDerived();
+    }
+
+    /// Calls f(j) for every particle j in the 27 cells around p (j may equal i).
+    template <class F>
+    void forEachCandidate(Vec3 p, F&& f) const {
+        const int cx = cellCoord(p.x, grid_.origin.x, grid_.nx);
+        const int cy = cellCoord(p.y, grid_.origin.y, grid_.ny);
+        const int cz = cellCoord(p.z, grid_.origin.z, grid_.nz);
+        const int x0 = std::max(cx - 1, 0), x1 = std::min(cx + 1, grid_.nx - 1);
+        const int y0 = std::max(cy - 1, 0), y1 = std::min(cy + 1, grid_.ny - 1);
+        const int z0 = std::max(cz - 1, 0), z1 = std::min(cz + 1, grid_.nz - 1);
+        for (int z = z0; z <= z1; ++z)
+            for (int y = y0; y <= y1; ++y) {
+                if (!grid_.zOrder) {
+                    // Cells x0..x1 of one row are contiguous in linear order.
+                    const std::uint32_t begin = cellStart_[linearCell(x0, y, z)];
+                    const std::uint32_t end = cellStart_[linearCell(x1, y, z) + 1];
+                    for (std::uint32_t j = begin; j < end; ++j) f(j);
+                } else {
+                    for (int x = x0; x <= x1; ++x) {
+                        const std::uint32_t key = zRank_[linearCell(x, y, z)];
+                        for (std::uint32_t j = cellStart_[key]; j < cellStart_[key + 1]; ++j) f(j);
+                    }
+                }
+            }
+    }
+
+    // --- physics passes ---------------------------------------------------------------
+
+    static float equationOfState(const StepInput& in, float rho) {
+        float p;
+        if (in.equationOfState == EquationOfState::Tait) {
+            const float ratio = rho / in.restDensity;
+            const float r2 = ratio * ratio, r4 = r2 * r2;
+            p = in.eosStiffness * (r4 * r2 * ratio - 1.f);
+        } else {
+            p = in.eosStiffness * (rho - in.restDensity);
+        }
+        if (in.clampNegativePressure && p < 0.f) p = 0.f;
+        return std::min(p, in.maxPressure);
+    }
+
+    WallNeighbourhood wallsNear(const StepInput& in, Vec3 p, const WallFieldView* wall) const {
+        return wallNeighbourhood(p, in.kernels.h, in.wallDistanceOffset, in.container, in.planes.data(), int(in.planes.size()), wall);
+    }
+
+    const WallFieldView* wallView(WallFieldView& storage) const {
+        if (!wall_ || wall_->empty()) return nullptr;
+        storage = wall_->view();
+        return &storage;
+    }
+
+    void densityPass(const StepInput& in) {
+        const SphKernels k = in.kernels;
+        WallFieldView storage;
+        const WallFieldView* wall = wallView(storage);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const Vec3 pi = pos_[i];
+                float sum = 0.f;
+                forEachCandidate(pi, [&](std::uint32_t j) { sum += k.poly6W(lengthSquared(pi - pos_[j])); });
+                const float rho = in.mass * sum + in.restDensity * wallsNear(in, pi, wall).densityFraction();
+                density_[i] = rho;
+                pressure_[i] = equationOfState(in, rho);
+            }
+        });
+    }
+
+    /// Pressure (symmetric in i and j, after Poyart eq. 2.6a) and viscosity (relative
+    /// velocity, eq. 2.6b) accelerations plus gravity, written as a_i = f_i / rho_i so
+    /// the pair forces m a_i are antisymmetric and momentum is conserved exactly.
+    /// The pressure term uses (p_i + p_j) where eq. 2.6a has (p_i + p_j) / 2: in the
+    /// bulk sum_j V_j grad W_ij ~ 0 and sum_j V_j p_j grad W_ij ~ grad p, so the halved
+    /// form yields grad p / 2 and a hydrostatic column would settle at twice rho g h.
+    std::uint64_t forcePass(const StepInput& in) {
+        const SphKernels k = in.kernels;
+        WallFieldView storage;
+        const WallFieldView* wall = wallView(storage);
+        return tbb::parallel_reduce(
+            tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), std::uint64_t{0},
+            [&](const auto& r, std::uint64_t pairs) {
+                for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                    const Vec3 pi = pos_[i], vi = vel_[i];
+                    const float rhoI = density_[i], pI = pressure_[i];
+                    Vec3 a;
+                    forEachCandidate(pi, [&](std::uint32_t j) {
+                        const Vec3 rij = pi - pos_[j];
+                        const float r2 = lengthSquared(rij);
+                        if (r2 >= k.h2 || j == i) return;
+                        ++pairs;
+                        const float dist = std::sqrt(r2);
+                        const float rhoJ = density_[j];
+                        const float massOverRhoJ = in.mass / rhoJ;
+                        a -= k.spikyGradient(rij, dist) * (massOverRhoJ * (pI + pressure_[j]));
+                        a += (vel_[j] - vi) * (in.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
+                    });
+                    // Walls push back: minus the gradient of their density term.
+                    a += wallsNear(in, pi, wall).pressureDirection() * (pI * in.restDensity / rhoI);
+                    accel_[i] = a / rhoI + in.gravity;
+                }
+                return pairs;
+            },
+            std::plus<>());
+    }
+
+    /// Semi-implicit (symplectic) Euler: v += a dt, then x += v dt.
+    void integrate(float dt) {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                vel_[i] += accel_[i] * dt;
+                pos_[i] += vel_[i] * dt;
+            }
+        });
+    }
+
+    struct BoundaryTally {
+        float maxSpeed2 = 0.f;
+        std::uint32_t nonFinite = 0, outlets = 0, leaked = 0;
+        BoundaryTally merged(const BoundaryTally& o) const {
+            return {std::max(maxSpeed2, o.maxSpeed2), nonFinite + o.nonFinite, outlets + o.outlets, leaked + o.leaked};
+        }
+    };
+
+    void boundaryPass(const StepInput& in, StepOutput& out) {
+        WallFieldView storage;
+        const WallFieldView* wall = wallView(storage);
+        const BoundaryTally tally = tbb::parallel_reduce(
+            tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), BoundaryTally{},
+            [&](const auto& r, BoundaryTally t) {
+                for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                    Vec3 p = pos_[i], v = vel_[i];
+                    if (!isFinite(p) || !isFinite(v)) {
+                        ++t.nonFinite;
+                        continue;
+                    }
+                    const Vec3 previous = p - v * in.dt; // start of this step's travel
+                    for (const BoundaryPlane& plane : in.planes) collideWithPlane(plane, previous, p, v);
+                    if (in.container) collideWithBox(*in.container, p, v);
+                    if (wall && collideWithWall(*wall, in.wallMargin, in.wallRestitution, p, v) == WallHit::Leaked) {
+                        removed_[i] = 1;
+                        ++t.leaked;
+                    } else {
+                        for (const Outlet& o : in.outlets)
+                            if (o.contains(p)) {
+                                removed_[i] = 1;
+                                ++t.outlets;
+                                break;
+                            }
+                    }
+                    pos_[i] = p;
+                    vel_[i] = v;
+                    if (!removed_[i]) t.maxSpeed2 = std::max(t.maxSpeed2, lengthSquared(v));
+                }
+                return t;
+            },
+            [](const BoundaryTally& a, const BoundaryTally& b) { return a.merged(b); });
+        out.maxSpeed = std::sqrt(tally.maxSpeed2);
+        out.nonFinite = tally.nonFinite;
+        out.removedOutlets = tally.outlets;
+        out.removedLeaked = tally.leaked;
+        pendingRemoved_ += tally.outlets + tally.leaked;
+    }
+
+    std::vector<Vec3> pos_, vel_, accel_, tmpPos_, tmpVel_;
+    std::vector<float> density_, pressure_;
+    std::vector<std::uint8_t> removed_;
+    std::vector<std::uint32_t> key_, order_, cellStart_, cursor_, zRank_;
+    GridGeometry grid_;
+    float invCell_ = 1.f;
+    std::size_t pendingRemoved_ = 0; // flagged in removed_, dropped at the next grid build
+    const WallDistanceField* wall_ = nullptr;
+    StageTimes times_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeCpuBackend() { return std::make_unique<CpuBackend>(); }
+
+} // namespace atrium::sph

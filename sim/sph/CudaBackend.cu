@@ -1,0 +1,965 @@
+// The CUDA backend: the CPU reference (CpuBackend.cpp) step for step on the GPU.
+//
+// Neighbour search: a sort-based uniform grid (Green 2010, "Particle Simulation using
+// CUDA", NVIDIA CUDA SDK whitepaper; Bayraktar 2010, 5.5 and 6.3.1, sort-based
+// neighbour search, on the GPU in CUDA; shared/papers/bayraktar2010-particle-phenomena.txt) with cells
+// of size h, searched over the 27 cells around a particle exactly as the CPU does. The
+// particles are reordered in cell order every step by a counting sort (not a radix
+// sort: one histogram, one scan, one scatter), so a cell's particles are contiguous and
+// a row of 3 cells is one contiguous range in linear order.
+//
+// Per step (StepInput::profileStages off) the stream gets 7 kernels and one 32-byte
+// copy back, and the host waits once, for the previous step's counters:
+//   1. keyKernel       cell key per particle (removed: key = cellCount), rank inside
+//                      its cell from a warp-aggregated atomicAdd on the cell's counter;
+//                      thread 0 also resets the step counters
+//   2-3. cub::DeviceScan::ExclusiveSum of the counters into cellStart (two CUB kernels)
+//   4. scatterKernel   dst = cellStart[key] + rank: copies pos/vel into the spare
+//                      buffers (scatter and gather in one pass, no index array), clears
+//                      the removal flags and the cell counters for the next step,
+//                      stores the new particle count
+//   5. densityKernel   poly6 density (+ the walls' missing kernel mass) and EOS
+//                      pressure (float2 per particle); the walls' pressure direction
+//                      goes into the spare velocity buffer for the force kernel
+//   6. forceKernel     pressure + viscosity + wall pressure + gravity, written into the
+//                      spare position buffer; neighbour pairs summed per block, one
+//                      atomicAdd per block
+//   7. motionKernel    symplectic Euler fused with the boundaries (planes, box, wall,
+//                      outlets); max speed / non-finite / removed counts by block
+//                      reduction, one set of atomics per block
+// With profileStages the integration and boundary passes run as two kernels and
+// cudaEvents time each stage (the host then waits for the step to finish).
+//
+// Removed particles: the boundary kernel (or removeParticles) sets a per-particle flag;
+// the next key kernel gives flagged particles the sentinel key cellCount, so the scan
+// puts them after every live particle and the scatter drops them. The live count
+// (cellStart[cellCount]) is never read back for this: every kernel after the scan reads
+// it from device memory and exits early above it, and launches are sized by a host-side
+// upper bound (hostUpper_) that shrinks when the lagged counters arrive and is exact
+// after every synchronising call (setParticles, appendParticles, size, download).
+//
+// StepOutput lags one step: step() enqueues a copy of this step's counters into pinned
+// memory and returns the counters of the *previous* step (all zeros for the first step
+// after setParticles), waiting only for that previous step while this one runs. The
+// Solver uses maxSpeed for the CFL time step and for blow-up detection; both lagging by
+// one sub-step is acceptable (the CFL limit uses the speed one sub-step older, and a
+// blow-up is reported one sub-step later). Accounting of removed particles lags too:
+// the removals of the very last step are reported only if another step follows.
+//
+// Device memory per particle slot: pos, vel and two spare float4 arrays (the reorder
+// target, which then holds the wall push and the accelerations within a step):
+// 64 B; density+pressure float2 8 B; key and rank 8 B; removal flag 1 B: 81 B. The grid
+// adds 8 B per cell (counters and cellStart, +4 B with Z order) and the CUB scan's
+// scratch, amortised over the particles in bytesPerParticle().
+//
+// Differences from the CPU: the order of particles inside a cell is not stable (it
+// follows the atomics), so float sums run in a different order, and nvcc contracts
+// a * b + c into FMAs; results agree to float rounding, not bit for bit.
+
+#include "sim/sph/CudaBackend.cuh"
+
+#include "sim/sph/WallDistanceField.h"
+
+#include <cub/block/block_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstring>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace atrium::sph {
+namespace {
+
+using cuda::DeviceCounters;
+using cuda::DeviceGrid;
+using cuda::DeviceStep;
+using cuda::kBlockSize;
+
+// --- error handling -----------------------------------------------------------------
+
+[[noreturn]] void throwCudaError(cudaError_t error, const char* call, const char* file, int line) {
+    std::ostringstream m;
+    m << "CUDA error: " << call << " failed at " << file << ":" << line << ": " << cudaGetErrorString(error) << " ("
+      << cudaGetErrorName(error) << ")";
+    throw std::runtime_error(m.str());
+}
+
+#define ATRIUM_CUDA_CHECK(call)                                                                         \
+    do {                                                                                                \
+        const cudaError_t atriumCudaError_ = (call);                                                    \
+        if (atriumCudaError_ != cudaSuccess) throwCudaError(atriumCudaError_, #call, __FILE__, __LINE__); \
+    } while (0)
+
+// --- memory -------------------------------------------------------------------------
+
+/// A device array that only grows. Growing copies the first `keep` elements on the
+/// stream and waits for the stream before freeing the old allocation.
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    ~DeviceBuffer() {
+        if (ptr_) cudaFree(ptr_); // no throw from a destructor; errors are sticky anyway
+    }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+
+    T* get() const { return ptr_; }
+    std::size_t capacity() const { return capacity_; }
+    std::size_t bytes() const { return capacity_ * sizeof(T); }
+
+    /// Makes room for exactly `capacity` elements if there is less; returns true if it
+    /// reallocated.
+    bool reserve(std::size_t capacity, std::size_t keep, cudaStream_t stream) {
+        if (capacity <= capacity_) return false;
+        T* fresh = nullptr;
+        ATRIUM_CUDA_CHECK(cudaMalloc(reinterpret_cast<void**>(&fresh), capacity * sizeof(T)));
+        keep = std::min(keep, capacity_);
+        if (ptr_) {
+            if (keep > 0) {
+                const cudaError_t e = cudaMemcpyAsync(fresh, ptr_, keep * sizeof(T), cudaMemcpyDeviceToDevice, stream);
+                if (e != cudaSuccess) {
+                    cudaFree(fresh);
+                    throwCudaError(e, "cudaMemcpyAsync(grow)", __FILE__, __LINE__);
+                }
+            }
+            ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream)); // nothing may still use ptr_
+            ATRIUM_CUDA_CHECK(cudaFree(ptr_));
+        }
+        ptr_ = fresh;
+        capacity_ = capacity;
+        return true;
+    }
+
+    void swap(DeviceBuffer& o) noexcept {
+        std::swap(ptr_, o.ptr_);
+        std::swap(capacity_, o.capacity_);
+    }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+
+/// Page-locked host memory (for truly asynchronous copies).
+template <class T>
+class PinnedBuffer {
+public:
+    PinnedBuffer() = default;
+    ~PinnedBuffer() {
+        if (ptr_) cudaFreeHost(ptr_);
+    }
+    PinnedBuffer(const PinnedBuffer&) = delete;
+    PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+    T* get() const { return ptr_; }
+    std::size_t capacity() const { return capacity_; }
+
+    /// Grows to at least `capacity` elements (contents lost); the caller makes sure no
+    /// copy still uses the old memory.
+    void reserve(std::size_t capacity) {
+        if (capacity <= capacity_) return;
+        if (ptr_) ATRIUM_CUDA_CHECK(cudaFreeHost(ptr_));
+        ptr_ = nullptr;
+        capacity_ = 0;
+        ATRIUM_CUDA_CHECK(cudaMallocHost(reinterpret_cast<void**>(&ptr_), capacity * sizeof(T)));
+        capacity_ = capacity;
+    }
+
+private:
+    T* ptr_ = nullptr;
+    std::size_t capacity_ = 0;
+};
+
+std::uint32_t blocksFor(std::size_t n) {
+    return std::uint32_t(std::max<std::size_t>(1, (n + kBlockSize - 1) / kBlockSize));
+}
+
+/// Interleaves the low 10 bits of x, y, z (Morton code); same as CpuBackend.
+std::uint32_t morton3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
+    const auto spread = [](std::uint32_t v) {
+        v &= 0x3ffu;
+        v = (v | (v << 16)) & 0x30000ffu;
+        v = (v | (v << 8)) & 0x300f00fu;
+        v = (v | (v << 4)) & 0x30c30c3u;
+        v = (v | (v << 2)) & 0x9249249u;
+        return v;
+    };
+    return spread(x) | (spread(y) << 1) | (spread(z) << 2);
+}
+
+// --- kernels ------------------------------------------------------------------------
+
+/// Cell key and in-cell rank of every particle slot below counters->count; thread 0
+/// resets the per-step counters (nothing in this kernel reads them).
+__global__ void __launch_bounds__(kBlockSize)
+    keyKernel(DeviceGrid g, const float4* __restrict__ pos, const std::uint8_t* __restrict__ removed,
+              const std::uint32_t* __restrict__ zRank, std::uint32_t* __restrict__ key,
+              std::uint32_t* __restrict__ rank, std::uint32_t* __restrict__ cellCounter, DeviceCounters* counters) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i == 0) {
+        counters->maxSpeed2Bits = 0;
+        counters->nonFinite = 0;
+        counters->removedOutlets = 0;
+        counters->removedLeaked = 0;
+        counters->neighbourPairs = 0;
+    }
+    const std::uint32_t n = counters->count;
+    const bool active = i < n;
+    // Warp-aggregated counting: particles are already in cell order from the previous
+    // step, so most lanes of a warp share a cell; one atomicAdd per distinct key.
+    const unsigned mask = __ballot_sync(0xffffffffu, active);
+    if (!active) return;
+    const std::uint32_t k = removed[i] ? g.cellCount : cuda::cellKeyOf(g, zRank, cuda::xyz(pos[i]));
+    const unsigned peers = __match_any_sync(mask, k);
+    const int lane = int(threadIdx.x & 31u);
+    const int leader = __ffs(int(peers)) - 1;
+    std::uint32_t base = 0;
+    if (lane == leader) base = atomicAdd(&cellCounter[k], std::uint32_t(__popc(peers)));
+    base = __shfl_sync(mask, base, leader);
+    key[i] = k;
+    rank[i] = base + std::uint32_t(__popc(peers & ((1u << lane) - 1u)));
+}
+
+/// Moves every live particle to cellStart[key] + rank in the spare buffers and clears
+/// its removal flag there; clears the cell counters for the next build (the scan has
+/// consumed them) and stores the new count. cellStart has cellCount + 2 entries:
+/// [cellCount] = live particles, [cellCount + 1] = all slots before the build.
+__global__ void __launch_bounds__(kBlockSize)
+    scatterKernel(std::uint32_t cellCount, const std::uint32_t* __restrict__ cellStart,
+                  const std::uint32_t* __restrict__ key, const std::uint32_t* __restrict__ rank,
+                  const float4* __restrict__ pos, const float4* __restrict__ vel, float4* __restrict__ posOut,
+                  float4* __restrict__ velOut, std::uint8_t* __restrict__ removed,
+                  std::uint32_t* __restrict__ cellCounter, DeviceCounters* counters) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    const std::uint32_t stride = gridDim.x * blockDim.x;
+    for (std::uint32_t c = i; c < cellCount + 2; c += stride) cellCounter[c] = 0;
+    if (i == 0) {
+        counters->count = cellStart[cellCount];
+        counters->pending = 0;
+    }
+    if (i >= cellStart[cellCount + 1]) return;
+    const std::uint32_t k = key[i];
+    if (k >= cellCount) return; // removed: dropped
+    const std::uint32_t dst = cellStart[k] + rank[i];
+    posOut[dst] = pos[i];
+    velOut[dst] = vel[i];
+    removed[dst] = 0;
+}
+
+/// Density and pressure; also the walls' pressure direction for the force kernel
+/// (into the spare velocity buffer, free between the scatter and the next step).
+__global__ void __launch_bounds__(kBlockSize)
+    densityKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const std::uint32_t* __restrict__ zRank,
+                  const float4* __restrict__ pos, float2* __restrict__ rhoP, float4* __restrict__ wallPush) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= cellStart[s.grid.cellCount]) return;
+    Vec3 push;
+    rhoP[i] = cuda::densityAt(s, cellStart, zRank, pos, i, push);
+    wallPush[i] = cuda::toFloat4(push);
+}
+
+__global__ void __launch_bounds__(kBlockSize)
+    forceKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const std::uint32_t* __restrict__ zRank,
+                const float4* __restrict__ pos, const float4* __restrict__ vel, const float2* __restrict__ rhoP,
+                const float4* __restrict__ wallPush, float4* __restrict__ accel, DeviceCounters* counters) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    std::uint32_t pairs = 0;
+    if (i < cellStart[s.grid.cellCount])
+        accel[i] = cuda::toFloat4(
+            cuda::accelerationAt(s, cellStart, zRank, pos, vel, rhoP, i, cuda::xyz(wallPush[i]), pairs));
+    using Reduce = cub::BlockReduce<unsigned long long, kBlockSize>;
+    __shared__ typename Reduce::TempStorage temp;
+    const unsigned long long blockPairs = Reduce(temp).Sum(static_cast<unsigned long long>(pairs));
+    if (threadIdx.x == 0 && blockPairs != 0) atomicAdd(&counters->neighbourPairs, blockPairs);
+}
+
+/// What the boundary pass tallies (reduced per block, then one atomic each).
+struct Tally {
+    float maxSpeed2;
+    std::uint32_t nonFinite, outlets, leaked;
+};
+
+struct TallyMerge {
+    __device__ Tally operator()(const Tally& a, const Tally& b) const {
+        return {a.maxSpeed2 > b.maxSpeed2 ? a.maxSpeed2 : b.maxSpeed2, a.nonFinite + b.nonFinite,
+                a.outlets + b.outlets, a.leaked + b.leaked};
+    }
+};
+
+/// Integration (kIntegrate: v += a dt, x += v dt) and/or boundary handling (kBoundary)
+/// of every live particle. Fused (both true) in normal steps; split when profiling.
+template <bool kIntegrate, bool kBoundary>
+__global__ void __launch_bounds__(kBlockSize)
+    motionKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, float4* __restrict__ pos,
+                 float4* __restrict__ vel, const float4* __restrict__ accel, std::uint8_t* __restrict__ removed,
+                 DeviceCounters* counters) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    Tally t{0.f, 0u, 0u, 0u};
+    if (i < cellStart[s.grid.cellCount]) {
+        Vec3 p = cuda::xyz(pos[i]), v = cuda::xyz(vel[i]);
+        if constexpr (kIntegrate) cuda::integrateParticle(p, v, cuda::xyz(accel[i]), s.dt);
+        if constexpr (kBoundary) {
+            // NonFinite leaves p and v untouched, so storing them below is what the CPU
+            // does (integrated, not handled by the boundaries).
+            switch (cuda::boundaryParticle(s, p, v)) {
+            case cuda::BoundaryResult::NonFinite: ++t.nonFinite; break;
+            case cuda::BoundaryResult::Leaked: removed[i] = 1; ++t.leaked; break;
+            case cuda::BoundaryResult::Outlet: removed[i] = 1; ++t.outlets; break;
+            case cuda::BoundaryResult::Kept: t.maxSpeed2 = lengthSquared(v); break;
+            }
+        }
+        pos[i] = cuda::toFloat4(p);
+        vel[i] = cuda::toFloat4(v);
+    }
+    if constexpr (kBoundary) {
+        using Reduce = cub::BlockReduce<Tally, kBlockSize>;
+        __shared__ typename Reduce::TempStorage temp;
+        const Tally b = Reduce(temp).Reduce(t, TallyMerge{});
+        if (threadIdx.x == 0) {
+            // Non-negative floats (and +inf) order like their bit patterns.
+            if (b.maxSpeed2 > 0.f) atomicMax(&counters->maxSpeed2Bits, __float_as_uint(b.maxSpeed2));
+            if (b.nonFinite) atomicAdd(&counters->nonFinite, b.nonFinite);
+            if (b.outlets) atomicAdd(&counters->removedOutlets, b.outlets);
+            if (b.leaked) atomicAdd(&counters->removedLeaked, b.leaked);
+            if (b.outlets + b.leaked) atomicAdd(&counters->pending, b.outlets + b.leaked);
+        }
+    }
+}
+
+/// Flags the given (distinct) slots for removal at the next grid build.
+__global__ void __launch_bounds__(kBlockSize)
+    removeKernel(const std::uint32_t* __restrict__ indices, std::uint32_t count, std::uint8_t* __restrict__ removed,
+                 DeviceCounters* counters) {
+    const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= count) return;
+    const std::uint32_t i = indices[t];
+    if (i >= counters->count || removed[i]) return;
+    removed[i] = 1;
+    atomicAdd(&counters->pending, 1u);
+}
+
+// --- availability ---------------------------------------------------------------------
+
+struct DeviceProbe {
+    bool available = false;
+    int device = 0;
+    std::string status;
+    std::string name;
+};
+
+DeviceProbe probe() {
+    DeviceProbe r;
+    int count = 0;
+    cudaError_t e = cudaGetDeviceCount(&count);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        r.status = std::string("no usable CUDA device: cudaGetDeviceCount failed: ") + cudaGetErrorString(e);
+        return r;
+    }
+    if (count <= 0) {
+        r.status = "no CUDA device found";
+        return r;
+    }
+    e = cudaGetDevice(&r.device);
+    cudaDeviceProp prop{};
+    if (e == cudaSuccess) e = cudaGetDeviceProperties(&prop, r.device);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        r.status = std::string("cannot query the CUDA device: ") + cudaGetErrorString(e);
+        return r;
+    }
+    r.name = prop.name;
+    std::ostringstream s;
+    s.setf(std::ios::fixed);
+    s.precision(1);
+    s << prop.name << " (compute capability " << prop.major << "." << prop.minor << ", "
+      << prop.multiProcessorCount << " SMs, " << double(prop.totalGlobalMem) / double(1ull << 30) << " GiB)";
+    // A kernel image for this GPU must exist (the build targets sm_80 and sm_90 plus
+    // PTX for compute_80+); an older GPU fails here rather than at the first launch.
+    cudaFuncAttributes attributes{};
+    e = cudaFuncGetAttributes(&attributes, densityKernel);
+    if (e != cudaSuccess) {
+        cudaGetLastError();
+        r.status = s.str() + ": unusable: " + cudaGetErrorString(e);
+        return r;
+    }
+    r.available = true;
+    r.status = s.str();
+    return r;
+}
+
+const DeviceProbe& cachedProbe() {
+    static const DeviceProbe p = probe();
+    return p;
+}
+
+// --- the backend ------------------------------------------------------------------------
+
+/// Sort-based-grid SPH on one GPU (Green 2010, "Particle Simulation using CUDA";
+/// Bayraktar 2010, 5.5 and 6.3.1, sort-based neighbour search in CUDA; see
+/// shared/papers). All particle state stays on the device
+/// in structure-of-arrays form, reordered in cell order every step; see the file
+/// comment for the kernels, the removal scheme and the one-step lag of StepOutput.
+class CudaBackend final : public Backend {
+public:
+    explicit CudaBackend(const DeviceProbe& probe) : device_(probe.device), deviceName_(probe.name) {
+        ATRIUM_CUDA_CHECK(cudaSetDevice(device_));
+        ATRIUM_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+        for (cudaEvent_t& e : countersReady_) ATRIUM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        for (cudaEvent_t& e : wallUploaded_) ATRIUM_CUDA_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
+        for (cudaEvent_t& e : stageEvents_) ATRIUM_CUDA_CHECK(cudaEventCreate(&e));
+        counters_.reserve(1, 0, stream_);
+        hostCounters_.reserve(2);
+        writeCounters(0);
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    ~CudaBackend() override {
+        if (stream_) cudaStreamSynchronize(stream_);
+        for (cudaEvent_t e : countersReady_)
+            if (e) cudaEventDestroy(e);
+        for (cudaEvent_t e : wallUploaded_)
+            if (e) cudaEventDestroy(e);
+        for (cudaEvent_t e : stageEvents_)
+            if (e) cudaEventDestroy(e);
+        if (stream_) cudaStreamDestroy(stream_);
+    }
+
+    std::string name() const override { return "cuda"; }
+    std::string deviceName() const override { return deviceName_; }
+
+    void setParticles(std::span<const Vec3> position, std::span<const Vec3> velocity) override {
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // also retires in-flight counter copies
+        slots_[0].inFlight = slots_[1].inFlight = false;
+        const std::size_t n = position.size();
+        ensureCapacity(n, 0);
+        upload(position, velocity, 0);
+        writeCounters(std::uint32_t(n));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // the staging vectors are reused
+        setExact(n, 0);
+    }
+
+    void appendParticles(std::span<const Vec3> position, std::span<const Vec3> velocity) override {
+        const std::size_t m = position.size();
+        if (m == 0) return;
+        readExact(); // appends go right after the current slots (a rare, synchronising call)
+        const std::size_t start = exactCount_;
+        ensureCapacity(start + m, start);
+        upload(position, velocity, start);
+        const std::uint32_t count = std::uint32_t(start + m);
+        unsigned char* countField = reinterpret_cast<unsigned char*>(counters_.get()) + offsetof(DeviceCounters, count);
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(countField, &count, sizeof count, cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        appendedTotal_ += m;
+        setExact(start + m, exactPending_);
+    }
+
+    void removeParticles(std::span<const std::uint32_t> indices) override {
+        if (indices.empty()) return;
+        readExact();
+        std::vector<std::uint32_t> unique;
+        unique.reserve(indices.size());
+        for (std::uint32_t i : indices)
+            if (i < exactCount_) unique.push_back(i);
+        std::sort(unique.begin(), unique.end());
+        unique.erase(std::unique(unique.begin(), unique.end()), unique.end());
+        if (unique.empty()) return;
+        indexBuffer_.reserve(grown(indexBuffer_.capacity(), unique.size()), 0, stream_);
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(indexBuffer_.get(), unique.data(), unique.size() * sizeof(std::uint32_t),
+                                          cudaMemcpyHostToDevice, stream_));
+        removeKernel<<<blocksFor(unique.size()), kBlockSize, 0, stream_>>>(
+            indexBuffer_.get(), std::uint32_t(unique.size()), removed_.get(), counters_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // `unique` dies here
+        exactKnown_ = false; // some may have been flagged already
+    }
+
+    std::size_t size() const override {
+        readExact();
+        return exactCount_ - exactPending_;
+    }
+
+    void setWall(const WallDistanceField* wall) override {
+        hasWall_ = wall != nullptr && !wall->empty();
+        if (!hasWall_) return;
+        uploadWall(wall->view());
+    }
+
+    void computeDensities(const StepInput& in) override {
+        const bool profile = in.profileStages;
+        syncSmallArray(in.planes, planeCache_, planes_); // walls count in the density
+        syncSmallArray(in.outlets, outletCache_, outlets_);
+        const DeviceStep s = makeDeviceStep(in);
+        if (profile) record(0);
+        buildGrid(in.grid, s.grid);
+        if (profile) record(1);
+        launchDensity(s);
+        if (profile) {
+            record(2);
+            ATRIUM_CUDA_CHECK(cudaEventSynchronize(stageEvents_[2]));
+            times_.grid += elapsed(0, 1);
+            times_.density += elapsed(1, 2);
+        }
+        exactKnown_ = false;
+    }
+
+    StepOutput step(const StepInput& in) override {
+        const bool profile = in.profileStages;
+        syncSmallArray(in.planes, planeCache_, planes_);
+        syncSmallArray(in.outlets, outletCache_, outlets_);
+        const DeviceStep s = makeDeviceStep(in);
+        const std::uint32_t blocks = blocksFor(hostUpper_);
+        if (profile) record(0);
+        buildGrid(in.grid, s.grid);
+        if (profile) record(1);
+        launchDensity(s);
+        if (profile) record(2);
+        forceKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(), pos_.get(), vel_.get(),
+                                                        rhoP_.get(), tmpVel_.get(), tmpPos_.get(), counters_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        if (profile) {
+            record(3);
+            motionKernel<true, false><<<blocks, kBlockSize, 0, stream_>>>(
+                s, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), removed_.get(), counters_.get());
+            ATRIUM_CUDA_CHECK(cudaGetLastError());
+            record(4);
+            motionKernel<false, true><<<blocks, kBlockSize, 0, stream_>>>(
+                s, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), removed_.get(), counters_.get());
+            ATRIUM_CUDA_CHECK(cudaGetLastError());
+            record(5);
+        } else {
+            motionKernel<true, true><<<blocks, kBlockSize, 0, stream_>>>(
+                s, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), removed_.get(), counters_.get());
+            ATRIUM_CUDA_CHECK(cudaGetLastError());
+        }
+        exactKnown_ = false;
+
+        // Queue this step's counters; report the previous step's (see the file comment).
+        const int slot = nextSlot_;
+        nextSlot_ ^= 1;
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(hostCounters_.get() + slot, counters_.get(), sizeof(DeviceCounters),
+                                          cudaMemcpyDeviceToHost, stream_));
+        ATRIUM_CUDA_CHECK(cudaEventRecord(countersReady_[slot], stream_));
+        slots_[slot] = {true, appendedTotal_};
+        if (profile) {
+            ATRIUM_CUDA_CHECK(cudaEventSynchronize(stageEvents_[5]));
+            times_.grid += elapsed(0, 1);
+            times_.density += elapsed(1, 2);
+            times_.force += elapsed(2, 3);
+            times_.integrate += elapsed(3, 4);
+            times_.boundary += elapsed(4, 5);
+        }
+        StepOutput out;
+        Slot& prev = slots_[slot ^ 1];
+        if (prev.inFlight) {
+            ATRIUM_CUDA_CHECK(cudaEventSynchronize(countersReady_[slot ^ 1]));
+            const DeviceCounters c = hostCounters_.get()[slot ^ 1];
+            float maxSpeed2;
+            std::memcpy(&maxSpeed2, &c.maxSpeed2Bits, sizeof maxSpeed2);
+            out.maxSpeed = std::sqrt(maxSpeed2);
+            out.nonFinite = c.nonFinite;
+            out.removedOutlets = c.removedOutlets;
+            out.removedLeaked = c.removedLeaked;
+            out.neighbourPairs = c.neighbourPairs;
+            // Slots after that step's build, plus everything appended since it was queued:
+            // an upper bound for the next launches (this step's build only shrinks it).
+            hostUpper_ = std::min(hostUpper_, std::size_t(c.count) + (appendedTotal_ - prev.appendedAtEnqueue));
+            prev.inFlight = false;
+        }
+        return out;
+    }
+
+    /// Copies the live particles (those removed during the last step are left out).
+    void download(unsigned fields, HostParticles& out) const override {
+        readExact();
+        const std::size_t n = exactCount_;
+        const bool filter = exactPending_ > 0;
+        if (filter) {
+            hostRemoved_.resize(n);
+            ATRIUM_CUDA_CHECK(cudaMemcpyAsync(hostRemoved_.data(), removed_.get(), n, cudaMemcpyDeviceToHost, stream_));
+        }
+        const auto fetch4 = [&](const DeviceBuffer<float4>& from, std::vector<Vec3>& to) {
+            hostFloat4_.resize(n);
+            if (n) ATRIUM_CUDA_CHECK(cudaMemcpyAsync(hostFloat4_.data(), from.get(), n * sizeof(float4),
+                                                     cudaMemcpyDeviceToHost, stream_));
+            ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            to.clear();
+            to.reserve(n - exactPending_);
+            for (std::size_t i = 0; i < n; ++i)
+                if (!filter || !hostRemoved_[i]) to.push_back(cuda::xyz(hostFloat4_[i]));
+        };
+        if (fields & FieldPosition) fetch4(pos_, out.position);
+        if (fields & FieldVelocity) fetch4(vel_, out.velocity);
+        if (fields & (FieldDensity | FieldPressure)) {
+            hostFloat2_.resize(n);
+            if (n) ATRIUM_CUDA_CHECK(cudaMemcpyAsync(hostFloat2_.data(), rhoP_.get(), n * sizeof(float2),
+                                                     cudaMemcpyDeviceToHost, stream_));
+            ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+            const auto split = [&](bool second, std::vector<float>& to) {
+                to.clear();
+                to.reserve(n - exactPending_);
+                for (std::size_t i = 0; i < n; ++i)
+                    if (!filter || !hostRemoved_[i]) to.push_back(second ? hostFloat2_[i].y : hostFloat2_[i].x);
+            };
+            if (fields & FieldDensity) split(false, out.density);
+            if (fields & FieldPressure) split(true, out.pressure);
+        }
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    void synchronize() override { ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
+
+    std::size_t bytesPerParticle() const override {
+        // Allocated device memory: particle arrays at their capacity, grid arrays, scan
+        // scratch; divided by the particle slots.
+        const std::size_t particles = pos_.bytes() + vel_.bytes() + tmpPos_.bytes() + tmpVel_.bytes() +
+                                      rhoP_.bytes() + key_.bytes() + rank_.bytes() + removed_.bytes();
+        const std::size_t grid = cellCounter_.bytes() + cellStart_.bytes() + zRank_.bytes() + scanTemp_.bytes();
+        const std::size_t n = std::max<std::size_t>(hostUpper_, 1);
+        return (particles + grid + n - 1) / n;
+    }
+
+    StageTimes stageTimes() const override { return times_; }
+    void resetStageTimes() override { times_ = {}; }
+
+private:
+    struct Slot {
+        bool inFlight = false;
+        std::uint64_t appendedAtEnqueue = 0;
+    };
+
+    static std::size_t grown(std::size_t capacity, std::size_t needed) {
+        return needed <= capacity ? capacity : std::max(needed, capacity + capacity / 2);
+    }
+
+    const std::uint32_t* zRankPtr() const { return grid_.zOrder ? zRank_.get() : nullptr; }
+
+    void record(int k) { ATRIUM_CUDA_CHECK(cudaEventRecord(stageEvents_[k], stream_)); }
+
+    double elapsed(int a, int b) const {
+        float ms = 0.f;
+        ATRIUM_CUDA_CHECK(cudaEventElapsedTime(&ms, stageEvents_[a], stageEvents_[b]));
+        return ms;
+    }
+
+    void setExact(std::size_t count, std::size_t pending) {
+        exactKnown_ = true;
+        exactCount_ = count;
+        exactPending_ = pending;
+        hostUpper_ = count;
+    }
+
+    /// Waits for the stream and reads the exact slot and pending counts.
+    void readExact() const {
+        if (exactKnown_) return;
+        DeviceCounters c{};
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(&c, counters_.get(), sizeof c, cudaMemcpyDeviceToHost, stream_));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+        exactKnown_ = true;
+        exactCount_ = c.count;
+        exactPending_ = c.pending;
+        hostUpper_ = c.count;
+    }
+
+    /// Resets the device counters to `count` slots, nothing pending.
+    void writeCounters(std::uint32_t count) {
+        DeviceCounters c{};
+        c.count = count;
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(counters_.get(), &c, sizeof c, cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // `c` is a local
+    }
+
+    /// Makes room for `n` particle slots, keeping the first `keep` (pos, vel, density,
+    /// pressure, flags). Grows by at least 1.5x; never shrinks.
+    void ensureCapacity(std::size_t n, std::size_t keep) {
+        if (n > 0xffffffffull - 1) throw std::length_error("CUDA backend: too many particles");
+        const std::size_t cap = grown(pos_.capacity(), n);
+        if (cap == pos_.capacity()) return;
+        pos_.reserve(cap, keep, stream_);
+        vel_.reserve(cap, keep, stream_);
+        rhoP_.reserve(cap, keep, stream_);
+        removed_.reserve(cap, keep, stream_);
+        tmpPos_.reserve(cap, 0, stream_);
+        tmpVel_.reserve(cap, 0, stream_);
+        key_.reserve(cap, 0, stream_);
+        rank_.reserve(cap, 0, stream_);
+    }
+
+    /// Uploads particles into slots start.. (flags and densities zeroed).
+    void upload(std::span<const Vec3> position, std::span<const Vec3> velocity, std::size_t start) {
+        const std::size_t m = position.size();
+        if (velocity.size() != m)
+            throw std::invalid_argument("CUDA backend: " + std::to_string(m) + " positions but " +
+                                        std::to_string(velocity.size()) + " velocities");
+        if (m == 0) return;
+        stagePos_.resize(m);
+        stageVel_.resize(m);
+        for (std::size_t i = 0; i < m; ++i) {
+            stagePos_[i] = cuda::toFloat4(position[i]);
+            stageVel_[i] = cuda::toFloat4(velocity[i]);
+        }
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(pos_.get() + start, stagePos_.data(), m * sizeof(float4),
+                                          cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(vel_.get() + start, stageVel_.data(), m * sizeof(float4),
+                                          cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaMemsetAsync(removed_.get() + start, 0, m, stream_));
+        ATRIUM_CUDA_CHECK(cudaMemsetAsync(rhoP_.get() + start, 0, m * sizeof(float2), stream_));
+    }
+
+    /// Uploads planes or outlets when their contents changed (rare: scenes are static).
+    template <class T>
+    void syncSmallArray(std::span<const T> src, std::vector<T>& cache, DeviceBuffer<T>& dev) {
+        if (src.size() == cache.size() && (src.empty() || std::memcmp(src.data(), cache.data(), src.size_bytes()) == 0))
+            return;
+        cache.assign(src.begin(), src.end());
+        if (cache.empty()) return;
+        dev.reserve(grown(dev.capacity(), cache.size()), 0, stream_);
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(dev.get(), cache.data(), cache.size() * sizeof(T), cudaMemcpyHostToDevice,
+                                          stream_));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    }
+
+    DeviceStep makeDeviceStep(const StepInput& in) const {
+        DeviceStep s;
+        s.grid.origin = in.grid.origin;
+        s.grid.invCell = 1.f / in.grid.cellSize;
+        s.grid.nx = in.grid.nx;
+        s.grid.ny = in.grid.ny;
+        s.grid.nz = in.grid.nz;
+        s.grid.zOrder = in.grid.zOrder ? 1 : 0;
+        s.grid.cellCount = std::uint32_t(in.grid.cellCount());
+        s.kernels = in.kernels;
+        s.dt = in.dt;
+        s.mass = in.mass;
+        s.restDensity = in.restDensity;
+        s.eosStiffness = in.eosStiffness;
+        s.maxPressure = in.maxPressure;
+        s.viscosity = in.viscosity;
+        s.tait = in.equationOfState == EquationOfState::Tait ? 1 : 0;
+        s.clampNegativePressure = in.clampNegativePressure ? 1 : 0;
+        s.gravity = in.gravity;
+        if (in.container) {
+            s.container = *in.container;
+            s.hasContainer = 1;
+        }
+        s.planes = planes_.get();
+        s.planeCount = std::uint32_t(planeCache_.size());
+        s.outlets = outlets_.get();
+        s.outletCount = std::uint32_t(outletCache_.size());
+        if (hasWall_) {
+            s.wall = deviceWall_;
+            s.hasWall = 1;
+        }
+        s.wallMargin = in.wallMargin;
+        s.wallDistanceOffset = in.wallDistanceOffset;
+        s.wallRestitution = in.wallRestitution;
+        return s;
+    }
+
+    /// (Re)allocates the grid arrays and the Z-order ranks when the grid's shape changes.
+    void prepareGrid(const GridGeometry& g) {
+        const bool changed = !gridReady_ || g.nx != grid_.nx || g.ny != grid_.ny || g.nz != grid_.nz ||
+                             g.zOrder != grid_.zOrder;
+        grid_ = g;
+        if (!changed) return;
+        if (g.nx < 1 || g.ny < 1 || g.nz < 1) throw std::invalid_argument("CUDA backend: empty neighbour grid");
+        const std::size_t cells = g.cellCount();
+        if (cells + 2 > 0xffffffffull) throw std::length_error("CUDA backend: neighbour grid too large");
+        cellCounter_.reserve(cells + 2, 0, stream_);
+        cellStart_.reserve(cells + 2, 0, stream_);
+        // Counters start at zero; afterwards every scatter clears them.
+        ATRIUM_CUDA_CHECK(cudaMemsetAsync(cellCounter_.get(), 0, (cells + 2) * sizeof(std::uint32_t), stream_));
+        std::size_t tempBytes = 0;
+        ATRIUM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, tempBytes, cellCounter_.get(), cellStart_.get(),
+                                                        int(cells + 2), stream_));
+        scanTemp_.reserve(std::max<std::size_t>(tempBytes, 1), 0, stream_);
+        scanTempBytes_ = tempBytes;
+        if (g.zOrder) {
+            // Rank of every cell along the Morton curve, built exactly as on the CPU.
+            std::vector<std::pair<std::uint32_t, std::uint32_t>> codes(cells);
+            for (int z = 0; z < g.nz; ++z)
+                for (int y = 0; y < g.ny; ++y)
+                    for (int x = 0; x < g.nx; ++x) {
+                        const std::uint32_t lin = std::uint32_t((std::size_t(z) * g.ny + y) * g.nx + x);
+                        codes[lin] = {morton3(std::uint32_t(x), std::uint32_t(y), std::uint32_t(z)), lin};
+                    }
+            std::sort(codes.begin(), codes.end());
+            std::vector<std::uint32_t> rank(cells);
+            for (std::uint32_t r = 0; r < codes.size(); ++r) rank[codes[r].second] = r;
+            zRank_.reserve(cells, 0, stream_);
+            ATRIUM_CUDA_CHECK(cudaMemcpyAsync(zRank_.get(), rank.data(), cells * sizeof(std::uint32_t),
+                                              cudaMemcpyHostToDevice, stream_));
+        }
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // `rank` dies here
+        gridReady_ = true;
+    }
+
+    /// Counting sort of the particles by cell key (removed ones dropped); afterwards
+    /// pos_/vel_ are in cell order and cellStart_ indexes the cells.
+    void buildGrid(const GridGeometry& geometry, const DeviceGrid& g) {
+        prepareGrid(geometry);
+        const std::size_t n = hostUpper_;
+        const std::uint32_t blocks = blocksFor(n);
+        keyKernel<<<blocks, kBlockSize, 0, stream_>>>(g, pos_.get(), removed_.get(), zRankPtr(), key_.get(),
+                                                      rank_.get(), cellCounter_.get(), counters_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        std::size_t tempBytes = scanTempBytes_;
+        ATRIUM_CUDA_CHECK(cub::DeviceScan::ExclusiveSum(scanTemp_.get(), tempBytes, cellCounter_.get(),
+                                                        cellStart_.get(), int(g.cellCount + 2), stream_));
+        // Enough threads to clear the cell counters in a few iterations each.
+        const std::uint32_t scatterBlocks = std::max(blocks, std::min<std::uint32_t>(blocksFor(g.cellCount + 2), 1024));
+        scatterKernel<<<scatterBlocks, kBlockSize, 0, stream_>>>(
+            g.cellCount, cellStart_.get(), key_.get(), rank_.get(), pos_.get(), vel_.get(), tmpPos_.get(),
+            tmpVel_.get(), removed_.get(), cellCounter_.get(), counters_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        pos_.swap(tmpPos_);
+        vel_.swap(tmpVel_);
+    }
+
+    void launchDensity(const DeviceStep& s) {
+        densityKernel<<<blocksFor(hostUpper_), kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(),
+                                                                         pos_.get(), rhoP_.get(), tmpVel_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+    }
+
+    /// Copies every array of the wall field's view into one device block (same layout
+    /// as a pinned staging block, so it is one host memcpy per array and a single
+    /// asynchronous upload) and rebinds the pointers of the device view. The blocks
+    /// only grow; two staging blocks alternate so a rebuild never waits for the upload
+    /// of the previous one.
+    void uploadWall(const WallFieldView& v) {
+        struct Part {
+            const void* src;
+            std::size_t bytes;
+            std::size_t offset;
+        };
+        Part parts[] = {
+            {v.phi, std::size_t(v.nodeCount) * sizeof(float), 0},
+            {v.wallVelocity, std::size_t(v.nodeCount) * sizeof(Vec3), 0},
+            {v.cellTriangleStart, (std::size_t(v.cellCount) + 1) * sizeof(std::uint32_t), 0},
+            {v.cellTriangles, std::size_t(v.cellTriangleCount) * sizeof(std::uint32_t), 0},
+            {v.vertices, std::size_t(v.vertexCount) * sizeof(Vec3), 0},
+            {v.vertexNormals, std::size_t(v.vertexCount) * sizeof(Vec3), 0},
+            {v.vertexVelocities, std::size_t(v.vertexCount) * sizeof(Vec3), 0},
+            {v.triangles, 3 * std::size_t(v.triangleCount) * sizeof(std::uint32_t), 0},
+            {v.faceNormals, std::size_t(v.triangleCount) * sizeof(Vec3), 0},
+            {v.edgeNormals, 3 * std::size_t(v.triangleCount) * sizeof(Vec3), 0},
+        };
+        std::size_t total = 0;
+        for (Part& p : parts) {
+            if (p.src == nullptr) p.bytes = 0;
+            p.offset = total;
+            total += (p.bytes + 255) & ~std::size_t(255);
+        }
+        total = std::max<std::size_t>(total, 256);
+
+        const int slot = wallSlot_;
+        wallSlot_ ^= 1;
+        if (wallStagingUsed_[slot]) ATRIUM_CUDA_CHECK(cudaEventSynchronize(wallUploaded_[slot]));
+        wallStaging_[slot].reserve(grown(wallStaging_[slot].capacity(), total));
+        unsigned char* staging = wallStaging_[slot].get();
+        for (const Part& p : parts)
+            if (p.bytes) std::memcpy(staging + p.offset, p.src, p.bytes);
+        // Growing frees the old block only after the stream has drained (reserve syncs).
+        wallBlock_.reserve(grown(wallBlock_.capacity(), total), 0, stream_);
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(wallBlock_.get(), staging, total, cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaEventRecord(wallUploaded_[slot], stream_));
+        wallStagingUsed_[slot] = true;
+
+        unsigned char* base = wallBlock_.get();
+        const auto at = [&](int k, auto* typed) {
+            using T = std::remove_pointer_t<decltype(typed)>;
+            return parts[k].bytes ? reinterpret_cast<T*>(base + parts[k].offset) : static_cast<T*>(nullptr);
+        };
+        deviceWall_ = v;
+        deviceWall_.phi = at(0, v.phi);
+        deviceWall_.wallVelocity = at(1, v.wallVelocity);
+        deviceWall_.cellTriangleStart = at(2, v.cellTriangleStart);
+        deviceWall_.cellTriangles = at(3, v.cellTriangles);
+        deviceWall_.vertices = at(4, v.vertices);
+        deviceWall_.vertexNormals = at(5, v.vertexNormals);
+        deviceWall_.vertexVelocities = at(6, v.vertexVelocities);
+        deviceWall_.triangles = at(7, v.triangles);
+        deviceWall_.faceNormals = at(8, v.faceNormals);
+        deviceWall_.edgeNormals = at(9, v.edgeNormals);
+    }
+
+    int device_ = 0;
+    std::string deviceName_;
+    cudaStream_t stream_ = nullptr;
+
+    // Particle slots (structure of arrays, cell order after each build).
+    // After the scatter, tmpVel_ holds the walls' pressure direction (density -> force
+    // kernel) and tmpPos_ the accelerations (force -> motion kernel).
+    DeviceBuffer<float4> pos_, vel_, tmpPos_, tmpVel_;
+    DeviceBuffer<float2> rhoP_;                        // density, pressure
+    DeviceBuffer<std::uint32_t> key_, rank_;
+    DeviceBuffer<std::uint8_t> removed_;
+
+    // Grid: per-cell counters (cellCount + 2, the last two zero-padded for the sentinel
+    // key and the total), their exclusive scan, Z-order ranks, scan scratch.
+    DeviceBuffer<std::uint32_t> cellCounter_, cellStart_, zRank_;
+    DeviceBuffer<unsigned char> scanTemp_;
+    std::size_t scanTempBytes_ = 0;
+    GridGeometry grid_;
+    bool gridReady_ = false;
+
+    // Counters and their lagged read-back.
+    DeviceBuffer<DeviceCounters> counters_;
+    PinnedBuffer<DeviceCounters> hostCounters_;
+    cudaEvent_t countersReady_[2] = {nullptr, nullptr};
+    Slot slots_[2];
+    int nextSlot_ = 0;
+    std::uint64_t appendedTotal_ = 0;
+
+    // Host view of the counts: exact after a synchronising call, else an upper bound.
+    mutable std::size_t hostUpper_ = 0;
+    mutable bool exactKnown_ = true;
+    mutable std::size_t exactCount_ = 0, exactPending_ = 0;
+
+    // Boundaries.
+    std::vector<BoundaryPlane> planeCache_;
+    std::vector<Outlet> outletCache_;
+    DeviceBuffer<BoundaryPlane> planes_;
+    DeviceBuffer<Outlet> outlets_;
+    DeviceBuffer<std::uint32_t> indexBuffer_;
+    DeviceBuffer<unsigned char> wallBlock_;
+    PinnedBuffer<unsigned char> wallStaging_[2];
+    cudaEvent_t wallUploaded_[2] = {nullptr, nullptr};
+    bool wallStagingUsed_[2] = {false, false};
+    int wallSlot_ = 0;
+    WallFieldView deviceWall_;
+    bool hasWall_ = false;
+
+    // Host staging (reused).
+    std::vector<float4> stagePos_, stageVel_;
+    mutable std::vector<float4> hostFloat4_;
+    mutable std::vector<float2> hostFloat2_;
+    mutable std::vector<std::uint8_t> hostRemoved_;
+
+    // Profiling.
+    cudaEvent_t stageEvents_[6] = {};
+    StageTimes times_;
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeCudaBackend() {
+    const DeviceProbe& p = cachedProbe();
+    if (!p.available) return nullptr;
+    return std::make_unique<CudaBackend>(p);
+}
+
+std::string cudaBackendStatus() { return cachedProbe().status; }
+
+bool cudaBackendAvailable() { return cachedProbe().available; }
+
+} // namespace atrium::sph

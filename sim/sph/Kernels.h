@@ -1,0 +1,55 @@
+#pragma once
+// SPH smoothing kernels of Müller, Charypar & Gross, "Particle-Based Fluid Simulation
+// for Interactive Applications" (SCA 2003), as used in Poyart 2016, eqs. 2.7-2.10:
+//   density   W_poly6(r)        = 315 / (64 pi h^9) (h^2 - r^2)^3
+//   pressure  grad W_spiky(r)   = -45 / (pi h^6) (h - r)^2 r_hat      (r = x_i - x_j)
+//   viscosity lap W_visc(r)     =  45 / (pi h^6) (h - r)
+// All are zero for r >= h. The spiky gradient carries the minus sign (see the errata in
+// shared/papers/README.md): with positive pressure the resulting force pushes i away
+// from j. Host and device share this code so both backends evaluate the same maths.
+
+#include "sim/sph/Vec3.h"
+
+namespace atrium::sph {
+
+/// Precomputed kernel constants for one kernel radius h (metres).
+struct SphKernels {
+    float h = 0.f;
+    float h2 = 0.f;
+    float poly6 = 0.f;     ///< 315 / (64 pi h^9)
+    float spikyGrad = 0.f; ///< 45 / (pi h^6), magnitude of the gradient prefactor
+    float viscLap = 0.f;   ///< 45 / (pi h^6)
+
+    static SphKernels forRadius(float radius) {
+        constexpr double pi = 3.14159265358979323846;
+        const double hd = radius;
+        SphKernels k;
+        k.h = radius;
+        k.h2 = radius * radius;
+        k.poly6 = static_cast<float>(315.0 / (64.0 * pi * std::pow(hd, 9)));
+        k.spikyGrad = static_cast<float>(45.0 / (pi * std::pow(hd, 6)));
+        k.viscLap = k.spikyGrad;
+        return k;
+    }
+
+    /// W_poly6 for squared distance r2 (1/m^3).
+    ATRIUM_HD float poly6W(float r2) const {
+        if (r2 >= h2) return 0.f;
+        const float d = h2 - r2;
+        return poly6 * d * d * d;
+    }
+
+    /// grad W_spiky at r = x_i - x_j with |r| = dist > 0 (1/m^4). Points from i to j.
+    ATRIUM_HD Vec3 spikyGradient(Vec3 r, float dist) const {
+        if (dist >= h || dist <= 0.f) return {};
+        const float d = h - dist;
+        return r * (-spikyGrad * d * d / dist);
+    }
+
+    /// Laplacian of W_visc at distance dist (1/m^5).
+    ATRIUM_HD float viscosityLaplacian(float dist) const {
+        return dist < h ? viscLap * (h - dist) : 0.f;
+    }
+};
+
+} // namespace atrium::sph

@@ -1,0 +1,93 @@
+#pragma once
+// In-memory description of a simulation scene: solver parameters, container, wall
+// mesh, fluid blocks, emitters, outlets and planes. SceneFile.h reads it from JSON.
+// All lengths in metres, times in seconds, densities in kg/m^3, pressures in Pa.
+
+#include "sim/sph/Boundaries.h"
+#include "sim/sph/TriangleMesh.h"
+#include "sim/sph/Vec3.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace atrium::sph {
+
+enum class EquationOfState {
+    Tait,   ///< p = B((rho/rho0)^7 - 1), B = rho0 c0^2 / 7, clamped at maxPressure
+    Linear, ///< p = k (rho - rho0), k = c0^2 unless set
+};
+
+struct SolverParameters {
+    float particleSpacing = 0.01f;  ///< lattice spacing of seeded/emitted particles (m)
+    float kernelRadius = 0.02f;     ///< h (m); also the neighbour-grid cell size
+    float referenceDensity = 1000.f; ///< sets the particle mass m = rho_ref * spacing^3
+    /// rho0. Unset: derived from the initial particles (Poyart 2016, 3.5.1), see below.
+    std::optional<float> restDensity;
+    /// How rho0 is derived from the initial particles when restDensity is unset.
+    enum class RestDensitySource {
+        Bulk, ///< mean over particles with a full neighbourhood (default)
+        All,  ///< mean over all particles, as in the dissertation's eq. 3.1
+    } restDensitySource = RestDensitySource::Bulk;
+    EquationOfState equationOfState = EquationOfState::Tait;
+    float soundSpeed = 20.f;          ///< c0 (m/s); about 10x the largest flow speed
+    std::optional<float> linearStiffness; ///< k for the linear EOS (m^2/s^2); default c0^2
+    float maxPressure = 1e6f;         ///< p_max clamp (Pa), dissertation eq. 2.12
+    bool clampNegativePressure = true; ///< p >= 0: no tension at free surfaces
+    float viscosity = 0.01f;          ///< dynamic viscosity mu (Pa s)
+    Vec3 gravity{0.f, 0.f, -9.81f};   ///< m/s^2
+    float cflNumber = 0.4f;           ///< dt <= cfl * h / (c0 + v_max)
+    float maxTimeStep = 1e-3f;        ///< upper bound on one sub-step (s)
+    float frameRate = 60.f;           ///< rendered frames per simulated second
+    int substepsPerFrame = 8;         ///< fixed sub-steps per rendered frame
+    float maxSpeed = 100.f;           ///< faster than this is a blow-up (m/s)
+    float wallMargin = 0.f;           ///< d of "collision with margin"; 0: half the spacing
+    float wallRestitution = 0.5f;     ///< restitution against the wall mesh
+    std::size_t maxParticles = 2'000'000; ///< emitters stop at this count
+    bool zOrder = false;              ///< order grid cells along a Z curve
+    std::optional<Aabb> domain;       ///< neighbour-grid bounds; default from the scene
+};
+
+/// A block of fluid seeded on a cubic lattice of `particleSpacing`.
+struct FluidBlock {
+    Aabb bounds;
+    Vec3 velocity;
+};
+
+/// Emits discs of particles, one lattice layer each time the previous layer has
+/// travelled one spacing, while start <= t < end and below maxParticles.
+struct Emitter {
+    Vec3 position;
+    Vec3 direction{0.f, 0.f, 1.f}; ///< normalised on load
+    float radius = 0.01f;          ///< m
+    float speed = 0.5f;            ///< m/s
+    float rate = 0.f;              ///< max particles/s; 0 means limited by speed only
+    float start = 0.f;             ///< s
+    float end = 1e30f;             ///< s
+};
+
+/// A wall that may move: a built-in analytic shape for tests and demos. Later issues
+/// add heart meshes (sim/heart) through Solver::setWallMesh.
+struct WallMeshSpec {
+    enum class Kind { None, Sphere } kind = Kind::None;
+    Vec3 center;
+    float radius = 0.f;
+    int subdivisions = 3;
+    float pulseAmplitude = 0.f; ///< relative radius change, r(t) = r (1 + A sin(2 pi t / T))
+    float pulsePeriod = 1.f;    ///< T (s)
+    float fieldCellSize = 0.f;  ///< wall field grid spacing; 0: the particle spacing
+};
+
+struct Scene {
+    std::string name;
+    SolverParameters parameters;
+    std::optional<BoxContainer> container;
+    WallMeshSpec wall;
+    std::vector<FluidBlock> fluidBlocks;
+    std::vector<Emitter> emitters;
+    std::vector<Outlet> outlets;
+    std::vector<BoundaryPlane> planes;
+};
+
+} // namespace atrium::sph

@@ -1,0 +1,926 @@
+// Scene files: strict JSON reader/validator and writer. See SceneFile.h and
+// docs/scene-format.md (keep the three in step when adding a field).
+
+#include "sim/sph/SceneFile.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <initializer_list>
+#include <limits>
+#include <set>
+#include <span>
+#include <sstream>
+#include <utility>
+#include <vector>
+
+namespace atrium::sph {
+
+using nlohmann::json;
+
+SceneError::SceneError(std::string source, std::string location, std::string problem)
+    : std::runtime_error(location.empty() ? source + ": " + problem
+                                          : source + ": " + location + ": " + problem),
+      source_(std::move(source)), location_(std::move(location)), problem_(std::move(problem)) {}
+
+namespace {
+
+// ---------------------------------------------------------------------------------
+// Limits that are not physics but protect the machine (documented in scene-format.md).
+
+constexpr std::size_t kMaxNesting = 32;                      // JSON nesting depth
+constexpr std::int64_t kMaxSubsteps = 100'000;               // per rendered frame
+constexpr std::int64_t kMaxParticleLimit = 2'147'483'647;    // 32-bit signed particle counts
+constexpr int kMaxSubdivisions = 7;                          // 327 680 triangles
+constexpr double kMaxGridCells = double(1u << 28);           // neighbour grid
+constexpr double kMaxFieldCells = double(1u << 27);          // wall distance field
+constexpr std::uintmax_t kMaxFileBytes = 64u << 20;          // scene files are small
+
+// ---------------------------------------------------------------------------------
+// Formatting helpers.
+
+/// Shortest text that reads back as `v` (as a float when `v` is one).
+std::string formatNumber(double v) {
+    std::array<char, 64> buf{};
+    std::to_chars_result r{};
+    const bool isFloat = std::isfinite(v) && std::fabs(v) <= double(std::numeric_limits<float>::max()) &&
+                         double(float(v)) == v;
+    if (isFloat)
+        r = std::to_chars(buf.data(), buf.data() + buf.size(), float(v));
+    else
+        r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    return std::string(buf.data(), r.ptr);
+}
+
+std::string quote(std::string_view s) { return "\"" + std::string(s) + "\""; }
+
+/// `s` with control characters shown as \uXXXX so that messages stay on one line.
+std::string printable(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (const char c : s) {
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
+            std::array<char, 8> hex{};
+            std::snprintf(hex.data(), hex.size(), "\\u%04x", static_cast<unsigned>(static_cast<unsigned char>(c)));
+            out += hex.data();
+        } else out += c;
+    }
+    return out;
+}
+
+/// One JSON Pointer reference token, escaped (RFC 6901) and printable.
+std::string pointerToken(std::string_view key) {
+    std::string out;
+    out.reserve(key.size());
+    for (const char c : key) {
+        if (c == '~') out += "~0";
+        else if (c == '/') out += "~1";
+        else out += c;
+    }
+    return printable(out);
+}
+
+std::string child(const std::string& path, std::string_view key) { return path + "/" + pointerToken(key); }
+std::string child(const std::string& path, std::size_t index) { return path + "/" + std::to_string(index); }
+
+/// Optimal-string-alignment distance (Levenshtein plus adjacent transpositions),
+/// ASCII case-insensitive.
+std::size_t editDistance(std::string_view a, std::string_view b) {
+    auto lower = [](char c) { return (c >= 'A' && c <= 'Z') ? char(c - 'A' + 'a') : c; };
+    const std::size_t n = a.size(), m = b.size();
+    std::vector<std::size_t> d((n + 1) * (m + 1));
+    auto at = [&](std::size_t i, std::size_t j) -> std::size_t& { return d[i * (m + 1) + j]; };
+    for (std::size_t i = 0; i <= n; ++i) at(i, 0) = i;
+    for (std::size_t j = 0; j <= m; ++j) at(0, j) = j;
+    for (std::size_t i = 1; i <= n; ++i) {
+        for (std::size_t j = 1; j <= m; ++j) {
+            const std::size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+            std::size_t best = std::min({at(i - 1, j) + 1, at(i, j - 1) + 1, at(i - 1, j - 1) + cost});
+            if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) && lower(a[i - 2]) == lower(b[j - 1]))
+                best = std::min(best, at(i - 2, j - 2) + 1);
+            at(i, j) = best;
+        }
+    }
+    return at(n, m);
+}
+
+/// `" (did you mean "x"?)"` when a candidate is close enough, else a list of all.
+std::string suggestion(std::string_view word, std::span<const std::string_view> candidates,
+                       std::string_view listIntro) {
+    std::string_view best;
+    std::size_t bestDistance = std::numeric_limits<std::size_t>::max();
+    if (word.size() <= 64) { // long garbage keys: no point, and keeps the cost bounded
+        for (const auto c : candidates) {
+            const std::size_t dist = editDistance(word, c);
+            if (dist < bestDistance) { bestDistance = dist; best = c; }
+        }
+    }
+    const std::size_t threshold = std::max<std::size_t>(2, word.size() / 3);
+    if (!best.empty() && bestDistance <= threshold) return " (did you mean " + quote(best) + "?)";
+    std::string list;
+    for (const auto c : candidates) list += (list.empty() ? "" : ", ") + quote(c);
+    return " (" + std::string(listIntro) + ": " + list + ")";
+}
+
+// ---------------------------------------------------------------------------------
+// Field names, per object. The order is the order of docs/scene-format.md.
+
+constexpr std::string_view kRootFields[] = {
+    "name", "parameters", "container", "wall", "fluidBlocks", "emitters", "outlets", "planes"};
+constexpr std::string_view kParameterFields[] = {
+    "particleSpacing", "kernelRadius", "referenceDensity", "restDensity", "restDensitySource", "equationOfState",
+    "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "viscosity",
+    "gravity", "cflNumber", "maxTimeStep", "frameRate", "substepsPerFrame", "maxSpeed",
+    "wallMargin", "wallRestitution", "maxParticles", "zOrder", "domain"};
+constexpr std::string_view kBoxFields[] = {"min", "max"};
+constexpr std::string_view kContainerFields[] = {"min", "max", "restitution"};
+constexpr std::string_view kWallSphereFields[] = {
+    "type", "center", "radius", "subdivisions", "pulseAmplitude", "pulsePeriod", "fieldCellSize"};
+constexpr std::string_view kWallNoneFields[] = {"type"};
+constexpr std::string_view kFluidBlockFields[] = {"min", "max", "velocity"};
+constexpr std::string_view kEmitterFields[] = {
+    "position", "direction", "radius", "speed", "rate", "start", "end"};
+constexpr std::string_view kOutletSphereFields[] = {"type", "center", "radius"};
+constexpr std::string_view kOutletBoxFields[] = {"type", "min", "max"};
+constexpr std::string_view kPlaneFields[] = {"point", "normal", "radius", "type", "restitution"};
+
+bool contains(std::span<const std::string_view> list, std::string_view s) {
+    return std::find(list.begin(), list.end(), s) != list.end();
+}
+
+// ---------------------------------------------------------------------------------
+// Reading JSON values with paths.
+
+std::string typeName(const json& v) {
+    switch (v.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::object: return "object";
+    case json::value_t::array: return "array";
+    case json::value_t::string: return "string";
+    case json::value_t::boolean: return "boolean";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float: return "number";
+    case json::value_t::binary: return "binary";
+    case json::value_t::discarded: break;
+    }
+    return "nothing";
+}
+
+class Reader {
+public:
+    explicit Reader(const std::string& source) : source_(source) {}
+
+    [[noreturn]] void fail(const std::string& path, const std::string& problem) const {
+        throw SceneError(source_, path.empty() ? "/" : path, problem);
+    }
+
+    void expectObject(const json& v, const std::string& path) const {
+        if (!v.is_object()) fail(path, "expected an object, got " + typeName(v));
+    }
+
+    /// Rejects keys not in `known`, suggesting the closest known one.
+    void checkFields(const json& obj, const std::string& path, std::span<const std::string_view> known) const {
+        expectObject(obj, path);
+        for (const auto& item : obj.items()) {
+            const std::string& key = item.key();
+            if (contains(known, key)) continue;
+            std::string problem = "unknown field";
+            if (path.empty() && contains(kParameterFields, key))
+                problem += " (it belongs in \"parameters\")";
+            else
+                problem += suggestion(key, known, "known fields");
+            fail(child(path, key), problem);
+        }
+    }
+
+    double number(const json& v, const std::string& path) const {
+        if (!v.is_number()) fail(path, "expected a number, got " + typeName(v));
+        if (v.is_number_unsigned()) return double(v.get<std::uint64_t>());
+        if (v.is_number_integer()) return double(v.get<std::int64_t>());
+        return v.get<double>();
+    }
+
+    float floatValue(const json& v, const std::string& path) const {
+        const double d = number(v, path);
+        if (!std::isfinite(d) || std::fabs(d) > double(std::numeric_limits<float>::max()))
+            fail(path, "out of range for a 32-bit float (got " + formatNumber(d) + ")");
+        return static_cast<float>(d);
+    }
+
+    /// An integer in [lo, hi]; integral floats (2e6) are accepted.
+    std::int64_t integer(const json& v, const std::string& path, std::int64_t lo, std::int64_t hi) const {
+        if (!v.is_number()) fail(path, "expected an integer, got " + typeName(v));
+        std::int64_t result = 0;
+        if (v.is_number_unsigned()) {
+            const std::uint64_t u = v.get<std::uint64_t>();
+            if (u > std::uint64_t(hi)) fail(path, "must be <= " + std::to_string(hi) + " (got " + std::to_string(u) + ")");
+            result = std::int64_t(u);
+        } else if (v.is_number_integer()) {
+            result = v.get<std::int64_t>();
+        } else {
+            const double d = v.get<double>();
+            if (!std::isfinite(d) || std::floor(d) != d)
+                fail(path, "expected an integer, got " + formatNumber(d));
+            if (d < double(lo)) fail(path, "must be >= " + std::to_string(lo) + " (got " + formatNumber(d) + ")");
+            if (d > double(hi)) fail(path, "must be <= " + std::to_string(hi) + " (got " + formatNumber(d) + ")");
+            result = std::int64_t(d);
+        }
+        if (result < lo) fail(path, "must be >= " + std::to_string(lo) + " (got " + std::to_string(result) + ")");
+        if (result > hi) fail(path, "must be <= " + std::to_string(hi) + " (got " + std::to_string(result) + ")");
+        return result;
+    }
+
+    bool boolean(const json& v, const std::string& path) const {
+        if (!v.is_boolean()) fail(path, "expected true or false, got " + typeName(v));
+        return v.get<bool>();
+    }
+
+    std::string string(const json& v, const std::string& path) const {
+        if (!v.is_string()) fail(path, "expected a string, got " + typeName(v));
+        return v.get<std::string>();
+    }
+
+    /// One of `names` (given in enum order); returns its index.
+    std::size_t choice(const json& v, const std::string& path, std::initializer_list<std::string_view> names) const {
+        const std::string s = string(v, path);
+        const auto it = std::find(names.begin(), names.end(), s);
+        if (it != names.end()) return std::size_t(it - names.begin());
+        fail(path, "unknown value " + quote(printable(s)) +
+                       suggestion(s, std::span<const std::string_view>(names.begin(), names.size()), "expected one of"));
+    }
+
+    Vec3 vec3(const json& v, const std::string& path) const {
+        if (!v.is_array()) fail(path, "expected an array of 3 numbers, got " + typeName(v));
+        if (v.size() != 3)
+            fail(path, "expected an array of 3 numbers, got " + std::to_string(v.size()) +
+                           (v.size() == 1 ? " element" : " elements"));
+        return {floatValue(v[0], child(path, 0)), floatValue(v[1], child(path, 1)), floatValue(v[2], child(path, 2))};
+    }
+
+    const json& array(const json& v, const std::string& path) const {
+        if (!v.is_array()) fail(path, "expected an array, got " + typeName(v));
+        return v;
+    }
+
+    /// Required member of an object already checked with checkFields.
+    const json& required(const json& obj, const std::string& path, const char* key) const {
+        const auto it = obj.find(key);
+        if (it == obj.end()) fail(child(path, key), "required field is missing");
+        return *it;
+    }
+
+    Aabb box(const json& obj, const std::string& path) const {
+        return {vec3(required(obj, path, "min"), child(path, "min")), vec3(required(obj, path, "max"), child(path, "max"))};
+    }
+
+private:
+    const std::string& source_;
+};
+
+/// Calls `f(value, path)` for obj[key] when present.
+template <class F>
+void ifPresent(const json& obj, const std::string& path, const char* key, F&& f) {
+    const auto it = obj.find(key);
+    if (it != obj.end()) f(*it, child(path, key));
+}
+
+// ---------------------------------------------------------------------------------
+// JSON document -> Scene (structure and types; values are checked by validateScene).
+
+void readParameters(const Reader& r, const json& obj, const std::string& path, SolverParameters& p) {
+    r.checkFields(obj, path, kParameterFields);
+    auto f = [&](const char* key, float& out) {
+        ifPresent(obj, path, key, [&](const json& v, const std::string& at) { out = r.floatValue(v, at); });
+    };
+    auto optionalF = [&](const char* key, std::optional<float>& out) {
+        ifPresent(obj, path, key, [&](const json& v, const std::string& at) { out = r.floatValue(v, at); });
+    };
+    auto b = [&](const char* key, bool& out) {
+        ifPresent(obj, path, key, [&](const json& v, const std::string& at) { out = r.boolean(v, at); });
+    };
+    f("particleSpacing", p.particleSpacing);
+    f("kernelRadius", p.kernelRadius);
+    f("referenceDensity", p.referenceDensity);
+    optionalF("restDensity", p.restDensity);
+    ifPresent(obj, path, "restDensitySource", [&](const json& v, const std::string& at) {
+        if (obj.contains("restDensity")) r.fail(at, "only used when \"restDensity\" is not given");
+        p.restDensitySource = r.choice(v, at, {"bulk", "all"}) == 0 ? SolverParameters::RestDensitySource::Bulk
+                                                                    : SolverParameters::RestDensitySource::All;
+    });
+    ifPresent(obj, path, "equationOfState", [&](const json& v, const std::string& at) {
+        p.equationOfState = r.choice(v, at, {"tait", "linear"}) == 0 ? EquationOfState::Tait : EquationOfState::Linear;
+    });
+    f("soundSpeed", p.soundSpeed);
+    optionalF("linearStiffness", p.linearStiffness);
+    f("maxPressure", p.maxPressure);
+    b("clampNegativePressure", p.clampNegativePressure);
+    f("viscosity", p.viscosity);
+    ifPresent(obj, path, "gravity", [&](const json& v, const std::string& at) { p.gravity = r.vec3(v, at); });
+    f("cflNumber", p.cflNumber);
+    f("maxTimeStep", p.maxTimeStep);
+    f("frameRate", p.frameRate);
+    ifPresent(obj, path, "substepsPerFrame", [&](const json& v, const std::string& at) {
+        p.substepsPerFrame = int(r.integer(v, at, 1, kMaxSubsteps));
+    });
+    f("maxSpeed", p.maxSpeed);
+    f("wallMargin", p.wallMargin);
+    f("wallRestitution", p.wallRestitution);
+    ifPresent(obj, path, "maxParticles", [&](const json& v, const std::string& at) {
+        p.maxParticles = std::size_t(r.integer(v, at, 1, kMaxParticleLimit));
+    });
+    b("zOrder", p.zOrder);
+    ifPresent(obj, path, "domain", [&](const json& v, const std::string& at) {
+        r.checkFields(v, at, kBoxFields);
+        p.domain = r.box(v, at);
+    });
+}
+
+void readWall(const Reader& r, const json& obj, const std::string& path, WallMeshSpec& w) {
+    r.expectObject(obj, path);
+    // The type decides which fields exist; default "sphere" when other fields are given.
+    std::size_t type = 0;
+    if (const auto it = obj.find("type"); it != obj.end())
+        type = r.choice(*it, child(path, "type"), {"sphere", "none"});
+    if (type == 1) {
+        r.checkFields(obj, path, kWallNoneFields);
+        w = WallMeshSpec{};
+        return;
+    }
+    r.checkFields(obj, path, kWallSphereFields);
+    w.kind = WallMeshSpec::Kind::Sphere;
+    ifPresent(obj, path, "center", [&](const json& v, const std::string& at) { w.center = r.vec3(v, at); });
+    w.radius = r.floatValue(r.required(obj, path, "radius"), child(path, "radius"));
+    ifPresent(obj, path, "subdivisions", [&](const json& v, const std::string& at) {
+        w.subdivisions = int(r.integer(v, at, 0, kMaxSubdivisions));
+    });
+    ifPresent(obj, path, "pulseAmplitude", [&](const json& v, const std::string& at) { w.pulseAmplitude = r.floatValue(v, at); });
+    ifPresent(obj, path, "pulsePeriod", [&](const json& v, const std::string& at) { w.pulsePeriod = r.floatValue(v, at); });
+    ifPresent(obj, path, "fieldCellSize", [&](const json& v, const std::string& at) { w.fieldCellSize = r.floatValue(v, at); });
+}
+
+Outlet readOutlet(const Reader& r, const json& obj, const std::string& path) {
+    r.expectObject(obj, path);
+    Outlet o;
+    const std::size_t type = r.choice(r.required(obj, path, "type"), child(path, "type"), {"sphere", "box"});
+    if (type == 0) {
+        r.checkFields(obj, path, kOutletSphereFields);
+        o.shape = OutletShape::Sphere;
+        ifPresent(obj, path, "center", [&](const json& v, const std::string& at) { o.center = r.vec3(v, at); });
+        o.radius = r.floatValue(r.required(obj, path, "radius"), child(path, "radius"));
+    } else {
+        r.checkFields(obj, path, kOutletBoxFields);
+        o.shape = OutletShape::Box;
+        o.bounds = r.box(obj, path);
+    }
+    return o;
+}
+
+Scene readScene(const Reader& r, const json& doc) {
+    const std::string root;
+    r.checkFields(doc, root, kRootFields);
+    Scene scene;
+    ifPresent(doc, root, "name", [&](const json& v, const std::string& at) { scene.name = r.string(v, at); });
+    ifPresent(doc, root, "parameters", [&](const json& v, const std::string& at) { readParameters(r, v, at, scene.parameters); });
+    ifPresent(doc, root, "container", [&](const json& v, const std::string& at) {
+        r.checkFields(v, at, kContainerFields);
+        BoxContainer c;
+        c.bounds = r.box(v, at);
+        ifPresent(v, at, "restitution", [&](const json& e, const std::string& eat) { c.restitution = r.floatValue(e, eat); });
+        scene.container = c;
+    });
+    ifPresent(doc, root, "wall", [&](const json& v, const std::string& at) { readWall(r, v, at, scene.wall); });
+    ifPresent(doc, root, "fluidBlocks", [&](const json& list, const std::string& at) {
+        r.array(list, at);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string ip = child(at, i);
+            const json& v = list[i];
+            r.checkFields(v, ip, kFluidBlockFields);
+            FluidBlock b;
+            b.bounds = r.box(v, ip);
+            ifPresent(v, ip, "velocity", [&](const json& e, const std::string& eat) { b.velocity = r.vec3(e, eat); });
+            scene.fluidBlocks.push_back(b);
+        }
+    });
+    ifPresent(doc, root, "emitters", [&](const json& list, const std::string& at) {
+        r.array(list, at);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string ip = child(at, i);
+            const json& v = list[i];
+            r.checkFields(v, ip, kEmitterFields);
+            Emitter e;
+            auto f = [&](const char* key, float& out) {
+                ifPresent(v, ip, key, [&](const json& x, const std::string& xat) { out = r.floatValue(x, xat); });
+            };
+            ifPresent(v, ip, "position", [&](const json& x, const std::string& xat) { e.position = r.vec3(x, xat); });
+            ifPresent(v, ip, "direction", [&](const json& x, const std::string& xat) { e.direction = r.vec3(x, xat); });
+            f("radius", e.radius);
+            f("speed", e.speed);
+            f("rate", e.rate);
+            f("start", e.start);
+            f("end", e.end);
+            scene.emitters.push_back(e);
+        }
+    });
+    ifPresent(doc, root, "outlets", [&](const json& list, const std::string& at) {
+        r.array(list, at);
+        for (std::size_t i = 0; i < list.size(); ++i) scene.outlets.push_back(readOutlet(r, list[i], child(at, i)));
+    });
+    ifPresent(doc, root, "planes", [&](const json& list, const std::string& at) {
+        r.array(list, at);
+        for (std::size_t i = 0; i < list.size(); ++i) {
+            const std::string ip = child(at, i);
+            const json& v = list[i];
+            r.checkFields(v, ip, kPlaneFields);
+            BoundaryPlane p;
+            ifPresent(v, ip, "point", [&](const json& x, const std::string& xat) { p.point = r.vec3(x, xat); });
+            ifPresent(v, ip, "normal", [&](const json& x, const std::string& xat) { p.normal = r.vec3(x, xat); });
+            ifPresent(v, ip, "radius", [&](const json& x, const std::string& xat) { p.radius = r.floatValue(x, xat); });
+            ifPresent(v, ip, "type", [&](const json& x, const std::string& xat) {
+                p.kind = r.choice(x, xat, {"two-sided", "one-way"}) == 0 ? PlaneKind::TwoSided : PlaneKind::OneWay;
+            });
+            ifPresent(v, ip, "restitution", [&](const json& x, const std::string& xat) { p.restitution = r.floatValue(x, xat); });
+            scene.planes.push_back(p);
+        }
+    });
+    return scene;
+}
+
+// ---------------------------------------------------------------------------------
+// Value checks on an in-memory Scene (paths as in the file format).
+
+class Validator {
+public:
+    explicit Validator(const std::string& source) : r_(source) {}
+
+    [[noreturn]] void fail(const std::string& path, const std::string& problem) const { r_.fail(path, problem); }
+
+    void finite(const std::string& path, float v) const {
+        if (!std::isfinite(v)) fail(path, "must be a finite number (got " + formatNumber(v) + ")");
+    }
+    void finite(const std::string& path, Vec3 v) const {
+        for (int a = 0; a < 3; ++a) finite(child(path, std::size_t(a)), v[a]);
+    }
+    void positive(const std::string& path, float v) const {
+        finite(path, v);
+        if (!(v > 0.f)) fail(path, "must be > 0 (got " + formatNumber(v) + ")");
+    }
+    void nonNegative(const std::string& path, float v) const {
+        finite(path, v);
+        if (!(v >= 0.f)) fail(path, "must be >= 0 (got " + formatNumber(v) + ")");
+    }
+    void unitInterval(const std::string& path, float v) const {
+        finite(path, v);
+        if (!(v >= 0.f && v <= 1.f)) fail(path, "must be in [0, 1] (got " + formatNumber(v) + ")");
+    }
+    void box(const std::string& path, const Aabb& b) const {
+        finite(child(path, "min"), b.lo);
+        finite(child(path, "max"), b.hi);
+        static constexpr const char* axis[3] = {"x", "y", "z"};
+        for (int a = 0; a < 3; ++a) {
+            if (!(b.lo[a] < b.hi[a]))
+                fail(child(path, "max"), std::string("must be greater than min on every axis (") + axis[a] + ": max " +
+                                             formatNumber(b.hi[a]) + " <= min " + formatNumber(b.lo[a]) + ")");
+        }
+    }
+    /// Checks a direction is not zero and makes it unit length. Vectors already unit
+    /// length (to float precision) are left untouched so that normalising is idempotent.
+    void direction(const std::string& path, Vec3& v) const {
+        finite(path, v);
+        const double x = v.x, y = v.y, z = v.z;
+        const double len = std::sqrt(x * x + y * y + z * z);
+        if (!(len > 0.0)) fail(path, "must not be the zero vector");
+        if (std::fabs(len - 1.0) > 1e-6) {
+            const Vec3 n{float(x / len), float(y / len), float(z / len)};
+            if (lengthSquared(n) == 0.f) fail(path, "must not be the zero vector");
+            v = n;
+        }
+    }
+
+private:
+    Reader r_;
+};
+
+/// Bounds of the analytic wall at its largest.
+Aabb wallBounds(const WallMeshSpec& w) {
+    const float r = w.radius * (1.f + std::fabs(w.pulseAmplitude));
+    return {w.center - Vec3{r, r, r}, w.center + Vec3{r, r, r}};
+}
+
+double cellCount(const Aabb& b, double cell) {
+    double n = 1.0;
+    for (int a = 0; a < 3; ++a) n *= std::max(1.0, std::ceil((double(b.hi[a]) - double(b.lo[a])) / cell));
+    return n;
+}
+
+// ---------------------------------------------------------------------------------
+// Parsing with a callback that tracks the JSON Pointer of the value being read (for
+// errors the parser raises without one), rejects duplicate keys and deep nesting.
+
+class ParseTracker {
+public:
+    explicit ParseTracker(const std::string& source) : source_(source) {}
+
+    std::string pointer() const {
+        std::string p;
+        for (const Frame& f : frames_) p += f.isArray ? "/" + std::to_string(f.index) : "/" + pointerToken(f.key);
+        return p.empty() ? "/" : p;
+    }
+
+    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
+        switch (event) {
+        case json::parse_event_t::object_start:
+        case json::parse_event_t::array_start:
+            if (frames_.size() >= kMaxNesting)
+                throw SceneError(source_, pointer(), "nested deeper than " + std::to_string(kMaxNesting) + " levels");
+            frames_.push_back(Frame{event == json::parse_event_t::array_start, 0, {}, {}});
+            break;
+        case json::parse_event_t::key: {
+            Frame& f = frames_.back();
+            f.key = parsed.get<std::string>();
+            if (!f.keys.insert(f.key).second) throw SceneError(source_, pointer(), "duplicate key");
+            break;
+        }
+        case json::parse_event_t::object_end:
+        case json::parse_event_t::array_end:
+            if (!frames_.empty()) frames_.pop_back();
+            advance();
+            break;
+        case json::parse_event_t::value:
+            advance();
+            break;
+        }
+        return true;
+    }
+
+private:
+    struct Frame {
+        bool isArray = false;
+        std::size_t index = 0;
+        std::string key;
+        std::set<std::string> keys;
+    };
+    void advance() {
+        if (!frames_.empty() && frames_.back().isArray) ++frames_.back().index;
+    }
+
+    const std::string& source_;
+    std::vector<Frame> frames_;
+};
+
+json parseJson(std::string_view text, const std::string& source) {
+    ParseTracker tracker(source);
+    try {
+        return json::parse(text.begin(), text.end(), std::ref(tracker), /*allow_exceptions=*/true,
+                           /*ignore_comments=*/false);
+    } catch (const json::parse_error& e) {
+        // Line and column as nlohmann counts them: the position of the last read byte.
+        const std::size_t end = std::min<std::size_t>(e.byte, text.size());
+        std::size_t line = 1, lineStart = 0;
+        for (std::size_t i = 0; i < end; ++i)
+            if (text[i] == '\n') { ++line; lineStart = i + 1; }
+        std::string what = e.what();
+        const std::size_t at = what.find("parse error");
+        const std::size_t colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
+        if (colon != std::string::npos) what = what.substr(colon + 2);
+        throw SceneError(source, "line " + std::to_string(line) + ", column " + std::to_string(end - lineStart),
+                         "JSON syntax error: " + what);
+    } catch (const json::out_of_range& e) {
+        // Number literals too large for a double ("1e400").
+        std::string what = e.what();
+        const std::size_t bracket = what.find("] ");
+        if (bracket != std::string::npos) what = what.substr(bracket + 2);
+        throw SceneError(source, tracker.pointer(), what);
+    } catch (const json::exception& e) {
+        throw SceneError(source, tracker.pointer(), std::string("invalid JSON: ") + e.what());
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Writing.
+
+/// A float as the double with the shortest decimal text that reads back as that float,
+/// so that files say 0.01 rather than 0.009999999776482582.
+json number(float v) {
+    std::array<char, 32> buf{};
+    const auto r = std::to_chars(buf.data(), buf.data() + buf.size(), v);
+    double d = double(v);
+    if (r.ec == std::errc{}) {
+        const std::string text(buf.data(), r.ptr);
+        double parsed = 0.0;
+        const auto back = std::from_chars(text.data(), text.data() + text.size(), parsed);
+        if (back.ec == std::errc{} && float(parsed) == v) d = parsed;
+    }
+    return d;
+}
+
+json vec(Vec3 v) { return json::array({number(v.x), number(v.y), number(v.z)}); }
+
+json boxJson(const Aabb& b) { return json{{"min", vec(b.lo)}, {"max", vec(b.hi)}}; }
+
+} // namespace
+
+// ---------------------------------------------------------------------------------
+
+void validateScene(Scene& scene, const std::string& sourceName) {
+    const Validator v(sourceName);
+    SolverParameters& p = scene.parameters;
+    const std::string pp = "/parameters";
+    v.positive(pp + "/particleSpacing", p.particleSpacing);
+    v.positive(pp + "/kernelRadius", p.kernelRadius);
+    if (p.kernelRadius < p.particleSpacing)
+        v.fail(pp + "/kernelRadius", "must be >= particleSpacing " + formatNumber(p.particleSpacing) + " (got " +
+                                         formatNumber(p.kernelRadius) + ")");
+    v.positive(pp + "/referenceDensity", p.referenceDensity);
+    if (p.restDensity) v.positive(pp + "/restDensity", *p.restDensity);
+    if (p.restDensitySource != SolverParameters::RestDensitySource::Bulk &&
+        p.restDensitySource != SolverParameters::RestDensitySource::All)
+        v.fail(pp + "/restDensitySource", "unknown rest density source " + std::to_string(int(p.restDensitySource)));
+    if (p.restDensity && p.restDensitySource != SolverParameters::RestDensitySource::Bulk)
+        v.fail(pp + "/restDensitySource", "only used when \"restDensity\" is not given");
+    v.positive(pp + "/soundSpeed", p.soundSpeed);
+    if (p.linearStiffness) {
+        v.positive(pp + "/linearStiffness", *p.linearStiffness);
+        if (p.equationOfState != EquationOfState::Linear)
+            v.fail(pp + "/linearStiffness", "only used with \"equationOfState\": \"linear\"");
+    }
+    v.positive(pp + "/maxPressure", p.maxPressure);
+    v.nonNegative(pp + "/viscosity", p.viscosity);
+    v.finite(pp + "/gravity", p.gravity);
+    v.finite(pp + "/cflNumber", p.cflNumber);
+    if (!(p.cflNumber > 0.f && p.cflNumber <= 1.f))
+        v.fail(pp + "/cflNumber", "must be in (0, 1] (got " + formatNumber(p.cflNumber) + ")");
+    v.positive(pp + "/maxTimeStep", p.maxTimeStep);
+    v.positive(pp + "/frameRate", p.frameRate);
+    if (p.substepsPerFrame < 1 || p.substepsPerFrame > kMaxSubsteps)
+        v.fail(pp + "/substepsPerFrame", "must be in [1, " + std::to_string(kMaxSubsteps) + "] (got " +
+                                             std::to_string(p.substepsPerFrame) + ")");
+    v.positive(pp + "/maxSpeed", p.maxSpeed);
+    v.nonNegative(pp + "/wallMargin", p.wallMargin);
+    v.unitInterval(pp + "/wallRestitution", p.wallRestitution);
+    if (p.maxParticles < 1 || std::uint64_t(p.maxParticles) > std::uint64_t(kMaxParticleLimit))
+        v.fail(pp + "/maxParticles", "must be in [1, " + std::to_string(kMaxParticleLimit) + "] (got " +
+                                         std::to_string(p.maxParticles) + ")");
+    if (p.domain) v.box(pp + "/domain", *p.domain);
+
+    if (scene.container) {
+        v.box("/container", scene.container->bounds);
+        v.unitInterval("/container/restitution", scene.container->restitution);
+    }
+
+    WallMeshSpec& w = scene.wall;
+    if (w.kind == WallMeshSpec::Kind::Sphere) {
+        v.finite("/wall/center", w.center);
+        v.positive("/wall/radius", w.radius);
+        if (w.subdivisions < 0 || w.subdivisions > kMaxSubdivisions)
+            v.fail("/wall/subdivisions", "must be in [0, " + std::to_string(kMaxSubdivisions) + "] (got " +
+                                             std::to_string(w.subdivisions) + ")");
+        v.finite("/wall/pulseAmplitude", w.pulseAmplitude);
+        if (!(w.pulseAmplitude >= 0.f && w.pulseAmplitude < 1.f))
+            v.fail("/wall/pulseAmplitude", "must be in [0, 1) (got " + formatNumber(w.pulseAmplitude) + ")");
+        v.positive("/wall/pulsePeriod", w.pulsePeriod);
+        v.nonNegative("/wall/fieldCellSize", w.fieldCellSize);
+        const double cell = w.fieldCellSize > 0.f ? w.fieldCellSize : p.particleSpacing;
+        const double cells = cellCount(wallBounds(w), cell);
+        if (cells > kMaxFieldCells)
+            v.fail(w.fieldCellSize > 0.f ? "/wall/fieldCellSize" : "/parameters/particleSpacing",
+                   "too small for the wall: its distance field would need about " + formatNumber(std::round(cells)) +
+                       " cells (limit " + formatNumber(kMaxFieldCells) + ")");
+    }
+
+    // Neighbour grid size over the domain (explicit, else the container, else the wall).
+    {
+        std::optional<Aabb> gridBounds = p.domain;
+        if (!gridBounds && scene.container) gridBounds = scene.container->bounds;
+        if (!gridBounds && w.kind == WallMeshSpec::Kind::Sphere) gridBounds = wallBounds(w);
+        if (gridBounds) {
+            const double cells = cellCount(*gridBounds, p.kernelRadius);
+            if (cells > kMaxGridCells)
+                v.fail(pp + "/kernelRadius", "too small for the domain: the neighbour grid would need about " +
+                                                 formatNumber(std::round(cells)) + " cells (limit " +
+                                                 formatNumber(kMaxGridCells) + ")");
+        }
+    }
+
+    double seeded = 0.0;
+    for (std::size_t i = 0; i < scene.fluidBlocks.size(); ++i) {
+        const std::string path = child("/fluidBlocks", i);
+        FluidBlock& b = scene.fluidBlocks[i];
+        v.box(path, b.bounds);
+        v.finite(path + "/velocity", b.velocity);
+        if (scene.container) {
+            const Aabb& c = scene.container->bounds;
+            const double tol = 1e-6 * std::max({double(c.hi.x) - c.lo.x, double(c.hi.y) - c.lo.y, double(c.hi.z) - c.lo.z});
+            static constexpr const char* axis[3] = {"x", "y", "z"};
+            for (int a = 0; a < 3; ++a) {
+                if (double(b.bounds.lo[a]) < double(c.lo[a]) - tol)
+                    v.fail(path + "/min", std::string("the fluid block is not inside the container (") + axis[a] + ": min " +
+                                              formatNumber(b.bounds.lo[a]) + " < container min " + formatNumber(c.lo[a]) + ")");
+                if (double(b.bounds.hi[a]) > double(c.hi[a]) + tol)
+                    v.fail(path + "/max", std::string("the fluid block is not inside the container (") + axis[a] + ": max " +
+                                              formatNumber(b.bounds.hi[a]) + " > container max " + formatNumber(c.hi[a]) + ")");
+            }
+        } else if (w.kind == WallMeshSpec::Kind::Sphere) {
+            // Seeding keeps only the particles inside the wall: the block must reach in.
+            double d2 = 0.0;
+            for (int a = 0; a < 3; ++a) {
+                const double c = w.center[a];
+                const double q = std::clamp(c, double(b.bounds.lo[a]), double(b.bounds.hi[a]));
+                d2 += (q - c) * (q - c);
+            }
+            if (std::sqrt(d2) >= double(w.radius))
+                v.fail(path, "the fluid block lies entirely outside the wall sphere");
+        }
+        // Lattice points per axis as Seeding.cpp counts them (floor with a round-off margin).
+        double n = 1.0;
+        for (int a = 0; a < 3; ++a) {
+            static constexpr const char* axis[3] = {"x", "y", "z"};
+            const double extent = double(b.bounds.hi[a]) - double(b.bounds.lo[a]);
+            const double perAxis = std::floor(extent / double(p.particleSpacing) + 1e-4);
+            if (perAxis < 1.0)
+                v.fail(path + "/max", std::string("the fluid block is thinner than particleSpacing ") +
+                                          formatNumber(p.particleSpacing) + " along " + axis[a] + " (" +
+                                          formatNumber(extent) + "): it would hold no particle");
+            n *= perAxis;
+        }
+        seeded += n;
+        if (seeded > double(p.maxParticles))
+            v.fail(path, "the fluid blocks would seed about " + formatNumber(std::round(seeded)) +
+                             " particles at particleSpacing " + formatNumber(p.particleSpacing) +
+                             ", more than maxParticles (" + std::to_string(p.maxParticles) + ")");
+    }
+
+    for (std::size_t i = 0; i < scene.emitters.size(); ++i) {
+        const std::string path = child("/emitters", i);
+        Emitter& e = scene.emitters[i];
+        v.finite(path + "/position", e.position);
+        v.direction(path + "/direction", e.direction);
+        v.positive(path + "/radius", e.radius);
+        v.positive(path + "/speed", e.speed);
+        v.nonNegative(path + "/rate", e.rate);
+        v.nonNegative(path + "/start", e.start);
+        v.finite(path + "/end", e.end);
+        if (e.end < e.start)
+            v.fail(path + "/end", "must be >= start " + formatNumber(e.start) + " (got " + formatNumber(e.end) + ")");
+        if (scene.container && !scene.container->bounds.contains(e.position))
+            v.fail(path + "/position", "the emitter is outside the container");
+    }
+
+    for (std::size_t i = 0; i < scene.outlets.size(); ++i) {
+        const std::string path = child("/outlets", i);
+        const Outlet& o = scene.outlets[i];
+        if (o.shape == OutletShape::Sphere) {
+            v.finite(path + "/center", o.center);
+            v.positive(path + "/radius", o.radius);
+        } else if (o.shape == OutletShape::Box) {
+            v.box(path, o.bounds);
+        } else {
+            v.fail(path + "/type", "unknown outlet shape " + std::to_string(int(o.shape)));
+        }
+    }
+
+    for (std::size_t i = 0; i < scene.planes.size(); ++i) {
+        const std::string path = child("/planes", i);
+        BoundaryPlane& pl = scene.planes[i];
+        v.finite(path + "/point", pl.point);
+        v.direction(path + "/normal", pl.normal);
+        v.nonNegative(path + "/radius", pl.radius);
+        if (pl.kind != PlaneKind::TwoSided && pl.kind != PlaneKind::OneWay)
+            v.fail(path + "/type", "unknown plane type " + std::to_string(int(pl.kind)));
+        v.unitInterval(path + "/restitution", pl.restitution);
+    }
+
+    if (scene.fluidBlocks.empty() && scene.emitters.empty())
+        v.fail("/fluidBlocks", "the scene has no fluid: add a fluid block (\"fluidBlocks\") or an emitter (\"emitters\")");
+    if (!scene.container && w.kind == WallMeshSpec::Kind::None)
+        v.fail("/container", "the scene has neither a container nor a wall, so the particles would fall forever: "
+                             "add \"container\" or \"wall\"");
+}
+
+Scene sceneFromJson(const json& document, const std::string& sourceName) {
+    const Reader reader(sourceName);
+    Scene scene = readScene(reader, document);
+    validateScene(scene, sourceName);
+    return scene;
+}
+
+Scene parseScene(std::string_view jsonText, const std::string& sourceName) {
+    const json document = parseJson(jsonText, sourceName);
+    return sceneFromJson(document, sourceName);
+}
+
+Scene loadSceneFile(const std::filesystem::path& file) {
+    const std::string source = file.string();
+    std::error_code ec;
+    const auto status = std::filesystem::status(file, ec);
+    if (ec || !std::filesystem::exists(status)) throw SceneError(source, "", "cannot open the scene file: no such file");
+    if (!std::filesystem::is_regular_file(status)) throw SceneError(source, "", "cannot open the scene file: not a regular file");
+    const auto size = std::filesystem::file_size(file, ec);
+    if (!ec && size > kMaxFileBytes)
+        throw SceneError(source, "", "the scene file is too large (" + std::to_string(size) + " bytes, limit " +
+                                         std::to_string(kMaxFileBytes) + ")");
+    std::ifstream in(file, std::ios::binary);
+    if (!in) throw SceneError(source, "", "cannot open the scene file for reading");
+    std::ostringstream text;
+    text << in.rdbuf();
+    if (in.bad()) throw SceneError(source, "", "error while reading the scene file");
+    return parseScene(text.str(), source);
+}
+
+json sceneToJson(const Scene& scene) {
+    const SolverParameters& p = scene.parameters;
+    json params{
+        {"particleSpacing", number(p.particleSpacing)},
+        {"kernelRadius", number(p.kernelRadius)},
+        {"referenceDensity", number(p.referenceDensity)},
+        {"equationOfState", p.equationOfState == EquationOfState::Linear ? "linear" : "tait"},
+        {"soundSpeed", number(p.soundSpeed)},
+        {"maxPressure", number(p.maxPressure)},
+        {"clampNegativePressure", p.clampNegativePressure},
+        {"viscosity", number(p.viscosity)},
+        {"gravity", vec(p.gravity)},
+        {"cflNumber", number(p.cflNumber)},
+        {"maxTimeStep", number(p.maxTimeStep)},
+        {"frameRate", number(p.frameRate)},
+        {"substepsPerFrame", p.substepsPerFrame},
+        {"maxSpeed", number(p.maxSpeed)},
+        {"wallMargin", number(p.wallMargin)},
+        {"wallRestitution", number(p.wallRestitution)},
+        {"maxParticles", std::uint64_t(p.maxParticles)},
+        {"zOrder", p.zOrder},
+    };
+    if (p.restDensity) params["restDensity"] = number(*p.restDensity);
+    else params["restDensitySource"] = p.restDensitySource == SolverParameters::RestDensitySource::All ? "all" : "bulk";
+    if (p.linearStiffness) params["linearStiffness"] = number(*p.linearStiffness);
+    if (p.domain) params["domain"] = boxJson(*p.domain);
+
+    json doc{{"name", scene.name}, {"parameters", std::move(params)}};
+    if (scene.container) {
+        json c = boxJson(scene.container->bounds);
+        c["restitution"] = number(scene.container->restitution);
+        doc["container"] = std::move(c);
+    }
+    if (scene.wall.kind == WallMeshSpec::Kind::Sphere) {
+        const WallMeshSpec& w = scene.wall;
+        doc["wall"] = json{{"type", "sphere"},
+                           {"center", vec(w.center)},
+                           {"radius", number(w.radius)},
+                           {"subdivisions", w.subdivisions},
+                           {"pulseAmplitude", number(w.pulseAmplitude)},
+                           {"pulsePeriod", number(w.pulsePeriod)},
+                           {"fieldCellSize", number(w.fieldCellSize)}};
+    }
+    json blocks = json::array();
+    for (const FluidBlock& b : scene.fluidBlocks) {
+        json j = boxJson(b.bounds);
+        j["velocity"] = vec(b.velocity);
+        blocks.push_back(std::move(j));
+    }
+    doc["fluidBlocks"] = std::move(blocks);
+    json emitters = json::array();
+    for (const Emitter& e : scene.emitters)
+        emitters.push_back(json{{"position", vec(e.position)},
+                                {"direction", vec(e.direction)},
+                                {"radius", number(e.radius)},
+                                {"speed", number(e.speed)},
+                                {"rate", number(e.rate)},
+                                {"start", number(e.start)},
+                                {"end", number(e.end)}});
+    doc["emitters"] = std::move(emitters);
+    json outlets = json::array();
+    for (const Outlet& o : scene.outlets) {
+        if (o.shape == OutletShape::Box) {
+            json j = boxJson(o.bounds);
+            j["type"] = "box";
+            outlets.push_back(std::move(j));
+        } else {
+            outlets.push_back(json{{"type", "sphere"}, {"center", vec(o.center)}, {"radius", number(o.radius)}});
+        }
+    }
+    doc["outlets"] = std::move(outlets);
+    json planes = json::array();
+    for (const BoundaryPlane& pl : scene.planes)
+        planes.push_back(json{{"point", vec(pl.point)},
+                              {"normal", vec(pl.normal)},
+                              {"radius", number(pl.radius)},
+                              {"type", pl.kind == PlaneKind::OneWay ? "one-way" : "two-sided"},
+                              {"restitution", number(pl.restitution)}});
+    doc["planes"] = std::move(planes);
+    return doc;
+}
+
+void saveSceneFile(const Scene& scene, const std::filesystem::path& file) {
+    const std::string text = sceneToJson(scene).dump(2) + "\n";
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    if (!out) throw SceneError(file.string(), "", "cannot open the file for writing");
+    out << text;
+    out.close();
+    if (!out) throw SceneError(file.string(), "", "error while writing the file");
+}
+
+} // namespace atrium::sph

@@ -1,0 +1,335 @@
+#include "sim/sph/Solver.h"
+
+#include "sim/sph/Seeding.h"
+#include "sim/sph/WallDistanceField.h"
+#include "sim/sph/WallKernelIntegrals.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <numbers>
+#include <sstream>
+
+namespace atrium::sph {
+namespace {
+
+void require(bool ok, const std::string& message) {
+    if (!ok) throw std::invalid_argument("scene: " + message);
+}
+
+void validate(const Scene& scene) {
+    const SolverParameters& p = scene.parameters;
+    require(p.particleSpacing > 0.f, "parameters.particleSpacing must be > 0");
+    require(p.kernelRadius >= p.particleSpacing, "parameters.kernelRadius must be >= particleSpacing");
+    require(p.referenceDensity > 0.f, "parameters.referenceDensity must be > 0");
+    require(!p.restDensity || *p.restDensity > 0.f, "parameters.restDensity must be > 0");
+    require(p.soundSpeed > 0.f, "parameters.soundSpeed must be > 0");
+    require(p.cflNumber > 0.f && p.cflNumber <= 1.f, "parameters.cflNumber must be in (0, 1]");
+    require(p.maxTimeStep > 0.f, "parameters.maxTimeStep must be > 0");
+    require(p.frameRate > 0.f && p.substepsPerFrame >= 1, "parameters.frameRate and substepsPerFrame must be positive");
+    require(p.viscosity >= 0.f, "parameters.viscosity must be >= 0");
+    require(p.maxParticles > 0, "parameters.maxParticles must be > 0");
+    require(scene.container || scene.wall.kind != WallMeshSpec::Kind::None,
+            "a container or a wall mesh is needed, or particles fall forever");
+    require(!scene.fluidBlocks.empty() || !scene.emitters.empty(), "no fluid: add a fluid block or an emitter");
+}
+
+/// Bounds of everything particles may occupy, padded by one kernel radius.
+Aabb sceneBounds(const Scene& scene) {
+    if (scene.parameters.domain) return *scene.parameters.domain;
+    Aabb b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
+    const auto add = [&](Vec3 lo, Vec3 hi) {
+        b.lo = componentMin(b.lo, lo);
+        b.hi = componentMax(b.hi, hi);
+    };
+    if (scene.container) add(scene.container->bounds.lo, scene.container->bounds.hi);
+    if (scene.wall.kind == WallMeshSpec::Kind::Sphere) {
+        const float r = scene.wall.radius * (1.f + std::fabs(scene.wall.pulseAmplitude));
+        add(scene.wall.center - Vec3{r, r, r}, scene.wall.center + Vec3{r, r, r});
+    }
+    for (const FluidBlock& f : scene.fluidBlocks) add(f.bounds.lo, f.bounds.hi);
+    for (const Emitter& e : scene.emitters)
+        add(e.position - Vec3{e.radius, e.radius, e.radius}, e.position + Vec3{e.radius, e.radius, e.radius});
+    const float pad = scene.parameters.kernelRadius;
+    return {b.lo - Vec3{pad, pad, pad}, b.hi + Vec3{pad, pad, pad}};
+}
+
+/// Poyart 2016, 3.5.1: rho0 is the mean density of the initial distribution (eq. 3.1).
+/// Particles at walls and free surfaces miss neighbours, so that mean lies below the
+/// bulk density by 10-40 % for blocks of a few thousand particles, and the Tait
+/// equation (gamma = 7) turns the difference into a pressure that blows the fluid
+/// apart. Bulk mode therefore averages only the particles with a full neighbourhood:
+/// those within 3 % of the 90th percentile of density.
+float initialRestDensity(std::vector<float> density, SolverParameters::RestDensitySource source) {
+    if (source == SolverParameters::RestDensitySource::Bulk) {
+        std::vector<float> sorted = density;
+        const auto q = sorted.begin() + std::ptrdiff_t(0.9 * double(sorted.size() - 1));
+        std::nth_element(sorted.begin(), q, sorted.end());
+        const float threshold = 0.97f * *q;
+        std::erase_if(density, [&](float d) { return d < threshold; });
+    }
+    double sum = 0.0;
+    for (float d : density) sum += d;
+    return float(sum / double(density.size()));
+}
+
+} // namespace
+
+Solver::Solver(Scene scene, BackendKind backend) : scene_(std::move(scene)) {
+    validate(scene_);
+    SolverParameters& p = scene_.parameters;
+    if (p.wallMargin <= 0.f) p.wallMargin = 0.5f * p.particleSpacing;
+    for (Emitter& e : scene_.emitters) e.direction = normalized(e.direction);
+    for (BoundaryPlane& pl : scene_.planes) pl.normal = normalized(pl.normal);
+
+    backend_ = backend == BackendKind::Cuda ? makeCudaBackend() : makeCpuBackend();
+    if (!backend_) throw std::runtime_error("CUDA backend unavailable: " + cudaBackendStatus());
+
+    kernels_ = SphKernels::forRadius(p.kernelRadius);
+    wallOffset_ = wallDistanceOffset(p.particleSpacing, p.kernelRadius);
+    mass_ = p.referenceDensity * p.particleSpacing * p.particleSpacing * p.particleSpacing;
+
+    const Aabb domain = sceneBounds(scene_);
+    grid_.origin = domain.lo;
+    grid_.cellSize = p.kernelRadius;
+    const Vec3 extent = domain.size();
+    const auto cells = [&](float e) { return std::max(1, int(std::ceil(e / p.kernelRadius))); };
+    grid_.nx = cells(extent.x);
+    grid_.ny = cells(extent.y);
+    grid_.nz = cells(extent.z);
+    grid_.zOrder = p.zOrder;
+    require(grid_.cellCount() <= std::size_t(64) << 20,
+            "the neighbour grid would need " + std::to_string(grid_.cellCount()) +
+                " cells: the domain is too large for the kernel radius; set parameters.domain or a larger kernelRadius");
+
+    if (scene_.wall.kind == WallMeshSpec::Kind::Sphere) {
+        wallRestMesh_ = TriangleMesh::icosphere(scene_.wall.center, scene_.wall.radius, scene_.wall.subdivisions);
+        updateAnalyticWall();
+    }
+    seed();
+
+    if (p.restDensity) {
+        restDensity_ = *p.restDensity;
+    } else if (backend_->size() > 0) {
+        StepInput in = makeStepInput(0.f);
+        in.restDensity = 1.f;
+        backend_->computeDensities(in);
+        HostParticles h;
+        backend_->download(FieldDensity, h);
+        restDensity_ = initialRestDensity(h.density, p.restDensitySource);
+    } else {
+        restDensity_ = latticeDensity(p.particleSpacing, p.kernelRadius, mass_);
+    }
+    eosStiffness_ = p.equationOfState == EquationOfState::Tait
+                        ? restDensity_ * p.soundSpeed * p.soundSpeed / 7.f
+                        : p.linearStiffness.value_or(p.soundSpeed * p.soundSpeed);
+    emitterTravel_.assign(scene_.emitters.size(), 0.0);
+    emitterEmitted_.assign(scene_.emitters.size(), 0);
+    backend_->resetStageTimes();
+}
+
+Solver::~Solver() = default;
+
+void Solver::seed() {
+    const SolverParameters& p = scene_.parameters;
+    std::vector<Vec3> positions;
+    std::vector<Vec3> velocities;
+    for (const FluidBlock& block : scene_.fluidBlocks) {
+        for (const Vec3& x : latticeInBox(block.bounds, p.particleSpacing)) {
+            const bool outsideBox = scene_.container && !scene_.container->bounds.contains(x);
+            const bool inWall = wall_ && !wall_->empty() && wall_->signedDistance(x) > -p.wallMargin;
+            if (outsideBox || inWall) {
+                ++accounting_.removedInWalls;
+                continue;
+            }
+            if (positions.size() >= p.maxParticles) break;
+            positions.push_back(x);
+            velocities.push_back(block.velocity);
+        }
+    }
+    accounting_.seeded = positions.size();
+    backend_->setParticles(positions, velocities);
+}
+
+StepInput Solver::makeStepInput(float dt) const {
+    const SolverParameters& p = scene_.parameters;
+    StepInput in;
+    in.dt = dt;
+    in.mass = mass_;
+    in.restDensity = restDensity_;
+    in.equationOfState = p.equationOfState;
+    in.eosStiffness = eosStiffness_;
+    in.maxPressure = p.maxPressure;
+    in.clampNegativePressure = p.clampNegativePressure;
+    in.viscosity = p.viscosity;
+    in.gravity = p.gravity;
+    in.kernels = kernels_;
+    in.grid = grid_;
+    in.container = scene_.container ? &*scene_.container : nullptr;
+    in.planes = scene_.planes;
+    in.outlets = scene_.outlets;
+    in.wallMargin = p.wallMargin;
+    in.wallDistanceOffset = wallOffset_;
+    in.wallRestitution = p.wallRestitution;
+    in.profileStages = profile_;
+    return in;
+}
+
+float Solver::cflTimeStep() const {
+    const SolverParameters& p = scene_.parameters;
+    const float h = p.kernelRadius;
+    float dt = p.cflNumber * h / (p.soundSpeed + lastMaxSpeed_);
+    // Viscous diffusion limit (Monaghan 1992): dt <= 0.125 h^2 / nu.
+    if (p.viscosity > 0.f) dt = std::min(dt, 0.125f * h * h * restDensity_ / p.viscosity);
+    // Body-force limit: dt <= 0.25 sqrt(h / |g|).
+    const float g = length(p.gravity);
+    if (g > 0.f) dt = std::min(dt, 0.25f * std::sqrt(h / g));
+    return std::min(dt, p.maxTimeStep);
+}
+
+void Solver::step() { step(scene_.parameters.maxTimeStep); }
+
+void Solver::step(float dtMax) {
+    const float dt = std::min(dtMax, cflTimeStep());
+    emit(dt);
+    time_ += dt;
+    // A moving analytic wall is re-sampled once per rendered sub-step (frameRate x
+    // substepsPerFrame per second), like the heart's sub-frames, not every solver step.
+    if (scene_.wall.kind == WallMeshSpec::Kind::Sphere && scene_.wall.pulseAmplitude != 0.f &&
+        time_ - wallTime_ >= 1.0 / (double(scene_.parameters.frameRate) * scene_.parameters.substepsPerFrame))
+        updateAnalyticWall();
+    const StepOutput out = backend_->step(makeStepInput(dt));
+    ++steps_;
+    lastDt_ = dt;
+    lastMaxSpeed_ = out.maxSpeed;
+    lastPairs_ = out.neighbourPairs;
+    accounting_.removedByOutlets += out.removedOutlets;
+    accounting_.leaked += out.removedLeaked;
+    checkHealth(out, dt);
+}
+
+void Solver::advanceFrame() {
+    const SolverParameters& p = scene_.parameters;
+    const float dtFrame = 1.f / (p.frameRate * float(p.substepsPerFrame));
+    for (int s = 0; s < p.substepsPerFrame; ++s) step(dtFrame);
+}
+
+void Solver::checkHealth(const StepOutput& out, float dt) const {
+    const SolverParameters& p = scene_.parameters;
+    const bool nonFinite = out.nonFinite > 0 || !std::isfinite(out.maxSpeed);
+    if (!nonFinite && out.maxSpeed <= p.maxSpeed) return;
+    std::ostringstream m;
+    m << "simulation blew up at step " << steps_ << " (t = " << time_ << " s, dt = " << dt << " s): ";
+    if (nonFinite)
+        m << out.nonFinite << " particle(s) have a non-finite position or velocity";
+    else
+        m << "max speed " << out.maxSpeed << " m/s exceeds parameters.maxSpeed = " << p.maxSpeed << " m/s";
+    m << ". Try a smaller parameters.cflNumber (now " << p.cflNumber << ") or maxTimeStep (now " << p.maxTimeStep
+      << "), a larger viscosity (now " << p.viscosity << " Pa s), a soundSpeed about 10x the fastest flow (now "
+      << p.soundSpeed << " m/s), a lower maxPressure (now " << p.maxPressure
+      << " Pa), or raise maxSpeed if the flow really is that fast.";
+    throw SimulationBlowUp(m.str());
+}
+
+void Solver::emit(float dt) {
+    const SolverParameters& p = scene_.parameters;
+    std::vector<Vec3> positions, velocities;
+    for (std::size_t k = 0; k < scene_.emitters.size(); ++k) {
+        const Emitter& e = scene_.emitters[k];
+        if (time_ < e.start || time_ >= e.end) continue;
+        emitterTravel_[k] += double(e.speed) * dt;
+        while (emitterTravel_[k] >= p.particleSpacing) {
+            emitterTravel_[k] -= p.particleSpacing;
+            // The layer has moved on by the leftover travel since it was due.
+            const Vec3 center = e.position + e.direction * float(emitterTravel_[k]);
+            std::vector<Vec3> layer = emitterLayer(center, e.direction, e.radius, p.particleSpacing);
+            const std::size_t total = backend_->size() + positions.size() + layer.size();
+            const double allowed = e.rate > 0.f ? double(e.rate) * (time_ + dt - e.start) : 1e300;
+            if (total > p.maxParticles || double(emitterEmitted_[k] + layer.size()) > allowed) continue;
+            emitterEmitted_[k] += layer.size();
+            positions.insert(positions.end(), layer.begin(), layer.end());
+            velocities.insert(velocities.end(), layer.size(), e.direction * e.speed);
+        }
+    }
+    if (positions.empty()) return;
+    accounting_.emitted += positions.size();
+    backend_->appendParticles(positions, velocities);
+}
+
+void Solver::updateAnalyticWall() {
+    const WallMeshSpec& w = scene_.wall;
+    const double omega = 2.0 * std::numbers::pi / w.pulsePeriod;
+    const float scale = float(1.0 + w.pulseAmplitude * std::sin(omega * time_));
+    const float scaleRate = float(w.pulseAmplitude * omega * std::cos(omega * time_)); // d scale / dt
+    TriangleMesh mesh = wallRestMesh_;
+    std::vector<Vec3> velocity(mesh.vertices.size());
+    for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+        const Vec3 offset = wallRestMesh_.vertices[i] - w.center;
+        mesh.vertices[i] = w.center + offset * scale;
+        velocity[i] = offset * scaleRate;
+    }
+    setWallMesh(mesh, &velocity);
+    wallTime_ = time_;
+}
+
+void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities) {
+    if (!wall_) wall_ = std::make_unique<WallDistanceField>();
+    if (!wallMesh_) wallMesh_ = std::make_unique<TriangleMesh>();
+    *wallMesh_ = mesh;
+    WallDistanceField::Settings settings;
+    settings.cellSize = scene_.wall.fieldCellSize > 0.f ? scene_.wall.fieldCellSize : scene_.parameters.particleSpacing;
+    const auto t0 = std::chrono::steady_clock::now();
+    wall_->build(*wallMesh_, vertexVelocities, settings);
+    backend_->setWall(wall_.get());
+    wallUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+const TriangleMesh* Solver::wallMesh() const { return wallMesh_.get(); }
+
+void Solver::setParticles(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities) {
+    if (positions.size() != velocities.size())
+        throw std::invalid_argument("setParticles: " + std::to_string(positions.size()) + " positions but " +
+                                    std::to_string(velocities.size()) + " velocities");
+    backend_->setParticles(positions, velocities);
+}
+
+std::size_t Solver::particleCount() const { return backend_->size(); }
+
+void Solver::read(unsigned fields, HostParticles& out) const { backend_->download(fields, out); }
+
+SimulationStats Solver::stats() const {
+    HostParticles h;
+    backend_->download(FieldVelocity | FieldDensity, h);
+    SimulationStats s;
+    s.step = steps_;
+    s.time = time_;
+    s.particles = h.velocity.size();
+    double sumErr = 0.0, ke = 0.0;
+    for (std::size_t i = 0; i < h.velocity.size(); ++i) {
+        const double err = std::fabs(double(h.density[i]) / restDensity_ - 1.0);
+        sumErr += err;
+        s.maxDensityError = std::max(s.maxDensityError, err);
+        const double v2 = lengthSquared(h.velocity[i]);
+        s.maxSpeed = std::max(s.maxSpeed, std::sqrt(v2));
+        ke += 0.5 * mass_ * v2;
+    }
+    s.meanDensityError = s.particles ? sumErr / double(s.particles) : 0.0;
+    s.kineticEnergy = ke;
+    return s;
+}
+
+std::string Solver::backendName() const { return backend_->name(); }
+std::string Solver::deviceName() const { return backend_->deviceName(); }
+std::size_t Solver::bytesPerParticle() const { return backend_->bytesPerParticle(); }
+StageTimes Solver::stageTimes() const {
+    StageTimes t = backend_->stageTimes();
+    t.wallUpdate = wallUpdateMs_;
+    return t;
+}
+
+void Solver::resetStageTimes() {
+    backend_->resetStageTimes();
+    wallUpdateMs_ = 0.0;
+}
+
+} // namespace atrium::sph

@@ -1,0 +1,135 @@
+#pragma once
+// Weakly compressible SPH blood/fluid solver (Müller et al. 2003; Becker & Teschner
+// 2007; Poyart 2016 ch. 2-3). One public API over two backends: a multithreaded CPU
+// reference (oneTBB) and a CUDA backend; see Backend.h for the seam.
+//
+// Per sub-step: uniform grid (cells of size h, counting sort, arrays reordered in cell
+// order) -> density (poly6) and pressure (Tait or linear EOS, clamped at p_max) ->
+// symmetric pressure (spiky gradient) and relative-velocity viscosity forces plus
+// gravity -> semi-implicit (symplectic) Euler -> boundaries (box, planes, wall mesh
+// with margin, outlets). The time step is CFL-limited; advanceFrame() runs a fixed
+// number of sub-steps per rendered frame.
+
+#include "sim/sph/Backend.h"
+#include "sim/sph/Scene.h"
+#include "sim/sph/TriangleMesh.h"
+
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace atrium::sph {
+
+class WallDistanceField;
+
+enum class BackendKind { Cpu, Cuda };
+
+/// A run stopped because the state became non-finite or too fast. what() names the
+/// step, the time and the parameters to change.
+class SimulationBlowUp : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Aggregate state, computed from a read-back (costly on the GPU: not per step).
+struct SimulationStats {
+    std::uint64_t step = 0;
+    double time = 0.0;              ///< s
+    std::size_t particles = 0;
+    double meanDensityError = 0.0;  ///< mean |rho/rho0 - 1|
+    double maxDensityError = 0.0;   ///< max |rho/rho0 - 1|
+    double maxSpeed = 0.0;          ///< m/s
+    double kineticEnergy = 0.0;     ///< J
+};
+
+/// Particles added and removed since the start.
+struct ParticleAccounting {
+    std::uint64_t seeded = 0;           ///< from fluid blocks, after removal in walls
+    std::uint64_t removedInWalls = 0;   ///< seeded inside a wall or outside the box
+    std::uint64_t emitted = 0;
+    std::uint64_t removedByOutlets = 0;
+    std::uint64_t leaked = 0;           ///< found outside the wall mesh and removed
+};
+
+class Solver {
+public:
+    /// Seeds the scene and computes the rest density. Throws std::invalid_argument for
+    /// an impossible scene and std::runtime_error if the backend is unavailable.
+    explicit Solver(Scene scene, BackendKind backend = BackendKind::Cpu);
+    ~Solver();
+    Solver(const Solver&) = delete;
+    Solver& operator=(const Solver&) = delete;
+
+    /// One sub-step with the CFL-limited time step (s). Throws SimulationBlowUp.
+    void step();
+    /// One sub-step of at most `dtMax` seconds.
+    void step(float dtMax);
+    /// One rendered frame: substepsPerFrame sub-steps of min(1/(fps*substeps), CFL).
+    void advanceFrame();
+
+    /// Replaces the wall mesh (e.g. the next heart sub-frame). Vertex velocities (m/s),
+    /// if given, make the wall push the fluid; the wall field is rebuilt.
+    void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr);
+    const TriangleMesh* wallMesh() const;
+
+    /// Replaces all particles (e.g. to restore a snapshot); the rest density stays.
+    void setParticles(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities);
+
+    std::size_t particleCount() const;
+    float restDensity() const { return restDensity_; }
+    float particleMass() const { return mass_; }
+    double time() const { return time_; }
+    std::uint64_t stepCount() const { return steps_; }
+    float lastTimeStep() const { return lastDt_; }
+    const Scene& scene() const { return scene_; }
+    const ParticleAccounting& accounting() const { return accounting_; }
+    std::uint64_t lastNeighbourPairs() const { return lastPairs_; }
+
+    /// Copies particle arrays back from the backend (positions in cell order).
+    void read(unsigned fields, HostParticles& out) const;
+    SimulationStats stats() const;
+
+    std::string backendName() const;
+    std::string deviceName() const;
+    std::size_t bytesPerParticle() const;
+    void setProfiling(bool on) { profile_ = on; }
+    /// Waits for the backend's queued work (for wall-clock timing).
+    void synchronize() { backend_->synchronize(); }
+    StageTimes stageTimes() const;
+    void resetStageTimes();
+
+private:
+    StepInput makeStepInput(float dt) const;
+    float cflTimeStep() const;
+    void seed();
+    void emit(float dt);
+    void updateAnalyticWall();
+    void checkHealth(const StepOutput& out, float dt) const;
+
+    Scene scene_;
+    std::unique_ptr<Backend> backend_;
+    std::unique_ptr<WallDistanceField> wall_;
+    std::unique_ptr<TriangleMesh> wallMesh_;
+    TriangleMesh wallRestMesh_; // analytic wall at rest (pulsing sphere)
+    GridGeometry grid_;
+    SphKernels kernels_;
+    float mass_ = 0.f;
+    float restDensity_ = 0.f;
+    float eosStiffness_ = 0.f;
+    float wallOffset_ = 0.f;
+    float lastMaxSpeed_ = 0.f;
+    float lastDt_ = 0.f;
+    double time_ = 0.0;
+    double wallTime_ = 0.0; // when the analytic wall was last re-sampled
+    std::uint64_t steps_ = 0;
+    std::uint64_t lastPairs_ = 0;
+    double wallUpdateMs_ = 0.0;
+    bool profile_ = false;
+    ParticleAccounting accounting_;
+    std::vector<double> emitterTravel_;       // travel since each emitter's last layer (m)
+    std::vector<std::size_t> emitterEmitted_; // particles each emitter has added
+};
+
+} // namespace atrium::sph

@@ -1,0 +1,165 @@
+// Validation against analytic and published references (shared/validation/README.md):
+// hydrostatic pressure, Martin & Moyce (1952) dam break, and no leaks from closed
+// containers, static or moving, over 10,000 steps.
+#include "sim/sph/Solver.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+using namespace atrium::sph;
+
+TEST(Physics, HydrostaticColumnSettles) {
+    // A column at rest under gravity settles: it stays in the box, its bulk density is
+    // within 1 % of rho0 (c0 ~ 10x the largest flow speed), motion dies out, and
+    // pressure grows with depth. (The 5 % match of p to rho0 g (H - z) is not met
+    // yet: the settled bottom pressure is ~1.4x it; see docs/PERFORMANCE.md, "Known
+    // gaps". This test keeps what holds from regressing.)
+    const float s = 0.005f, L = 0.06f, H0 = 0.15f;
+    Scene scene;
+    scene.parameters.particleSpacing = s;
+    scene.parameters.kernelRadius = 2.f * s;
+    scene.parameters.soundSpeed = 10.f * std::sqrt(2.f * 9.81f * H0);
+    scene.parameters.viscosity = 5.0f; // damps the start-up waves; irrelevant at rest
+    scene.container = BoxContainer{{{0.f, 0.f, 0.f}, {L, L, 2.f * H0}}, 0.f};
+    scene.fluidBlocks.push_back({{{0.f, 0.f, 0.f}, {L, L, H0}}, {}});
+    Solver solver(scene);
+    while (solver.time() < 0.5) solver.step();
+
+    HostParticles h;
+    solver.read(FieldAll, h);
+    const float rho0 = solver.restDensity();
+    for (const Vec3& p : h.position) ASSERT_TRUE(scene.container->bounds.contains(p));
+    const SimulationStats st = solver.stats();
+    // Settled: mean speed far below the free-fall speed over one spacing.
+    EXPECT_LT(std::sqrt(2.0 * st.kineticEnergy / (solver.particleMass() * double(st.particles))), 0.05 * std::sqrt(9.81 * s));
+
+    const int slabs = 5;
+    std::vector<double> pSum(slabs, 0.0), count(slabs, 0.0);
+    double densityError = 0.0, bulk = 0.0;
+    float top = 0.f;
+    for (const Vec3& p : h.position) top = std::max(top, p.z);
+    for (std::size_t i = 0; i < h.position.size(); ++i) {
+        const Vec3 p = h.position[i];
+        if (p.z > top - 2.f * s) continue; // the free surface lacks neighbours
+        densityError += std::fabs(h.density[i] / rho0 - 1.0);
+        bulk += 1.0;
+        const int k = std::min(slabs - 1, int(p.z / top * slabs));
+        pSum[k] += h.pressure[i];
+        count[k] += 1.0;
+    }
+    EXPECT_LT(densityError / bulk, 0.01) << "mean density error in the bulk";
+    for (int k = 1; k < slabs; ++k)
+        EXPECT_GT(pSum[k - 1] / count[k - 1], pSum[k] / count[k]) << "pressure must grow with depth, slab " << k;
+    EXPECT_GT(pSum[0] / count[0], 0.5 * rho0 * 9.81 * top) << "the bottom carries the column";
+}
+
+namespace {
+
+// Martin & Moyce (1952), square column of width a and height 2a:
+// T = t sqrt(2 g / a), Z = surge front / a. (shared/validation/dam_break_martin_moyce_1952.csv)
+constexpr double kMartinMoyce[][2] = {
+    {0.41, 1.11}, {0.84, 1.23}, {1.19, 1.44}, {1.43, 1.67}, {1.63, 1.89}, {1.82, 2.11}, {1.97, 2.33},
+    {2.2, 2.56},  {2.32, 2.78}, {2.5, 3.0},   {2.64, 3.22}, {2.82, 3.44}, {2.96, 3.67},
+};
+
+double referenceFront(double T) {
+    // Linear interpolation of the published curve.
+    for (std::size_t i = 1; i < std::size(kMartinMoyce); ++i)
+        if (T <= kMartinMoyce[i][0]) {
+            const double* a = kMartinMoyce[i - 1];
+            const double* b = kMartinMoyce[i];
+            return a[1] + (b[1] - a[1]) * (T - a[0]) / (b[0] - a[0]);
+        }
+    return kMartinMoyce[std::size(kMartinMoyce) - 1][1];
+}
+
+} // namespace
+
+TEST(Physics, DamBreakFrontFollowsMartinMoyce) {
+    const float a = 0.1f, s = 0.005f;
+    Scene scene;
+    scene.parameters.particleSpacing = s;
+    scene.parameters.kernelRadius = 2.f * s;
+    scene.parameters.soundSpeed = 10.f * std::sqrt(2.f * 9.81f * 2.f * a);
+    scene.parameters.viscosity = 0.05f;
+    // 3D: a column a x a/2 x 2a across the whole width of the tank (walls on both
+    // sides; a few-particle-thin slab would lack neighbours across its thickness).
+    scene.container = BoxContainer{{{0.f, 0.f, 0.f}, {5.f * a, 0.5f * a, 3.f * a}}, 0.f};
+    scene.fluidBlocks.push_back({{{0.f, 0.f, 0.f}, {a, 0.5f * a, 2.f * a}}, {}});
+    Solver solver(scene);
+    const double timeScale = std::sqrt(2.0 * 9.81 / a);
+
+    int compared = 0;
+    for (const auto& point : kMartinMoyce) {
+        const double T = point[0];
+        if (T < 0.8) continue; // the front forms first
+        while (solver.time() * timeScale < T) solver.step();
+        HostParticles h;
+        solver.read(FieldPosition, h);
+        std::vector<float> x;
+        x.reserve(h.position.size());
+        for (const Vec3& p : h.position) x.push_back(p.x);
+        // The front: the 99.5th percentile of x (ignores isolated spray), plus half a
+        // spacing for the particle's extent.
+        std::nth_element(x.begin(), x.begin() + std::ptrdiff_t(0.995 * double(x.size())), x.end());
+        const double front = (x[std::size_t(0.995 * double(x.size()))] + 0.5 * s) / a;
+        const double Tnow = solver.time() * timeScale;
+        EXPECT_NEAR(front, referenceFront(Tnow), 0.10 * referenceFront(Tnow)) << "T = " << Tnow;
+        ++compared;
+    }
+    EXPECT_GE(compared, 10);
+}
+
+TEST(Physics, ClosedBoxLeaksNothingOver10000Steps) {
+    Scene scene;
+    scene.parameters.particleSpacing = 0.01f;
+    scene.parameters.kernelRadius = 0.02f;
+    scene.parameters.soundSpeed = 20.f;
+    scene.parameters.viscosity = 0.02f;
+    scene.container = BoxContainer{{{0.f, 0.f, 0.f}, {0.3f, 0.1f, 0.2f}}, 0.5f};
+    scene.fluidBlocks.push_back({{{0.f, 0.f, 0.f}, {0.1f, 0.1f, 0.2f}}, {1.f, 0.f, 0.f}}); // a hard slosh
+    Solver solver(scene);
+    const std::size_t n = solver.particleCount();
+    for (int i = 0; i < 10000; ++i) {
+        solver.step();
+        if (i % 250 == 249) {
+            HostParticles h;
+            solver.read(FieldPosition, h);
+            ASSERT_EQ(h.position.size(), n);
+            for (const Vec3& p : h.position) ASSERT_TRUE(scene.container->bounds.contains(p)) << "step " << i;
+        }
+    }
+}
+
+TEST(Physics, PulsingSphereLeaksNothingOver10000Steps) {
+    Scene scene;
+    scene.parameters.particleSpacing = 0.005f;
+    scene.parameters.kernelRadius = 0.01f;
+    scene.parameters.soundSpeed = 10.f;
+    scene.parameters.viscosity = 0.05f;
+    scene.wall.kind = WallMeshSpec::Kind::Sphere;
+    scene.wall.center = {0.f, 0.f, 0.f};
+    scene.wall.radius = 0.05f;
+    scene.wall.subdivisions = 3;
+    scene.wall.pulseAmplitude = 0.15f;
+    scene.wall.pulsePeriod = 0.5f;
+    scene.fluidBlocks.push_back({{{-0.03f, -0.03f, -0.05f}, {0.03f, 0.03f, 0.01f}}, {}});
+    Solver solver(scene);
+    const std::size_t n = solver.particleCount();
+    ASSERT_GT(n, 1000u);
+    for (int i = 0; i < 10000; ++i) {
+        solver.step();
+        if (i % 250 == 249) {
+            const double r = 0.05 * (1.0 + 0.15 * std::sin(2.0 * std::numbers::pi * solver.time() / 0.5));
+            HostParticles h;
+            solver.read(FieldPosition, h);
+            ASSERT_EQ(h.position.size(), n) << "step " << i;
+            for (const Vec3& p : h.position) ASSERT_LT(length(p), r) << "step " << i;
+        }
+    }
+    EXPECT_EQ(solver.accounting().leaked, 0u);
+    EXPECT_GT(solver.time(), 2.0 * 0.5) << "at least two beats";
+}

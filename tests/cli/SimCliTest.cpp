@@ -1,0 +1,113 @@
+// atrium-sim run / bench as a user calls them (in-process, same code as main()).
+#include "app/sim/SimCommands.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+using namespace atrium::app;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Result {
+    int code;
+    std::string out, err;
+};
+
+Result run(int (*command)(const std::vector<std::string>&, std::ostream&, std::ostream&), std::vector<std::string> args) {
+    std::ostringstream out, err;
+    const int code = command(args, out, err);
+    return {code, out.str(), err.str()};
+}
+
+fs::path tempDir(const std::string& name) {
+    const fs::path d = fs::temp_directory_path() / ("atrium-cli-" + name + "-" + std::to_string(::getpid()));
+    fs::remove_all(d);
+    return d;
+}
+
+} // namespace
+
+TEST(SimCli, RunWritesSnapshotsAndStatsLines) {
+    const fs::path out = tempDir("run");
+    const Result r = run(runCommand, {std::string(ATRIUM_CONTENT_DIR) + "/scenes/hydrostatic.json", "--steps", "20",
+                                      "--every", "10", "--out", out.string()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::istringstream lines(r.out);
+    std::string line;
+    int count = 0;
+    while (std::getline(lines, line)) {
+        const auto j = nlohmann::json::parse(line);
+        for (const char* key : {"particles", "mean_density_error", "max_density_error", "max_speed", "kinetic_energy"})
+            EXPECT_TRUE(j.contains(key)) << key;
+        EXPECT_TRUE(fs::exists(j.at("file").get<std::string>()));
+        ++count;
+    }
+    EXPECT_EQ(count, 3) << "steps 0, 10 and 20";
+    std::ifstream pvd(out / "particles.pvd");
+    std::stringstream text;
+    text << pvd.rdbuf();
+    EXPECT_NE(text.str().find("particles_00000020.vtp"), std::string::npos);
+    // A .vtp is VTK XML PolyData with the expected arrays.
+    std::ifstream vtp(out / "particles_00000010.vtp");
+    std::stringstream head;
+    head << vtp.rdbuf();
+    for (const char* tag : {"<VTKFile type=\"PolyData\"", "Name=\"velocity\"", "Name=\"density\"", "Name=\"pressure\""})
+        EXPECT_NE(head.str().find(tag), std::string::npos) << tag;
+    fs::remove_all(out);
+}
+
+TEST(SimCli, BadSceneNamesFileAndField) {
+    const fs::path dir = tempDir("bad");
+    fs::create_directories(dir);
+    const fs::path file = dir / "broken.json";
+    std::ofstream(file) << R"({"parameters": {"kernelRadius": "big"}})";
+    const Result r = run(runCommand, {file.string(), "--steps", "5"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("broken.json"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("kernelRadius"), std::string::npos) << r.err;
+    const Result missing = run(runCommand, {(dir / "nope.json").string(), "--steps", "5"});
+    EXPECT_EQ(missing.code, 2);
+    EXPECT_NE(missing.err.find("nope.json"), std::string::npos) << missing.err;
+    fs::remove_all(dir);
+}
+
+TEST(SimCli, UsageErrorsExitOne) {
+    EXPECT_EQ(run(runCommand, {"scene.json"}).code, 1) << "no --steps";
+    EXPECT_EQ(run(runCommand, {"scene.json", "--steps", "ten"}).code, 1);
+    EXPECT_EQ(run(benchCommand, {"--backend", "opencl"}).code, 1);
+    EXPECT_EQ(run(benchCommand, {"--frobnicate"}).code, 1);
+    EXPECT_EQ(run(benchCommand, {"--scene", "teapot", "--particles", "100"}).code, 2);
+}
+
+TEST(SimCli, BenchPrintsTheAgreedJson) {
+    for (const char* scene : {"dam-break", "heart"}) {
+        const Result r = run(benchCommand, {"--scene", scene, "--particles", "2000", "--steps", "3", "--warmup", "1", "--json"});
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        for (const char* key : {"backend", "device", "particles", "steps", "ns_per_particle_step", "neighbor_pairs_per_s",
+                                "mean_neighbors", "stages_ms", "bytes_per_particle"})
+            EXPECT_TRUE(j.contains(key)) << key;
+        for (const char* stage : {"grid", "density", "force", "integrate", "boundary"})
+            EXPECT_TRUE(j["stages_ms"].contains(stage)) << stage;
+        EXPECT_EQ(j["backend"], "cpu");
+        EXPECT_NEAR(j["particles"].get<double>(), 2000.0, 600.0) << scene;
+        EXPECT_GT(j["mean_neighbors"].get<double>(), 10.0) << "h = 2 spacings gives ~30 neighbours in the bulk";
+        EXPECT_LT(j["mean_neighbors"].get<double>(), 40.0);
+    }
+}
+
+TEST(SimCli, CudaBackendRunsOrFailsClearly) {
+    const Result r = run(benchCommand, {"--scene", "dam-break", "--particles", "500", "--steps", "1", "--backend", "cuda"});
+    if (r.code == 0) { // a GPU is present: then the run must really have used it
+        EXPECT_NE(r.out.find("\"backend\":\"cuda\""), std::string::npos) << r.out;
+        return;
+    }
+    EXPECT_EQ(r.code, 4);
+    EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
+}
