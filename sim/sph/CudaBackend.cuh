@@ -26,13 +26,6 @@ namespace atrium::sph::cuda {
 /// Threads per block of every kernel (the block reductions are written for it).
 constexpr int kBlockSize = 256;
 
-// The 27-cell loops stay rolled on the device: unrolled, the neighbour body (with its
-// IEEE division and square root slow paths) is replicated and the force kernel spills.
-#if defined(__CUDA_ARCH__)
-#define ATRIUM_NO_UNROLL _Pragma("unroll 1")
-#else
-#define ATRIUM_NO_UNROLL
-#endif
 
 /// The neighbour grid as the kernels see it (see GridGeometry). Sort keys are the
 /// linear cell index, or its Z-order rank when zOrder; removed particles get the key
@@ -118,21 +111,16 @@ ATRIUM_HD void forEachCandidate(const DeviceGrid& g, const std::uint32_t* __rest
     const int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < g.nx ? cx + 1 : g.nx - 1;
     const int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < g.ny ? cy + 1 : g.ny - 1;
     const int z0 = cz > 0 ? cz - 1 : 0, z1 = cz + 1 < g.nz ? cz + 1 : g.nz - 1;
-    ATRIUM_NO_UNROLL
     for (int z = z0; z <= z1; ++z) {
-        ATRIUM_NO_UNROLL
         for (int y = y0; y <= y1; ++y) {
             if (!g.zOrder) {
                 const std::uint32_t begin = cellStart[linearCell(g, x0, y, z)];
                 const std::uint32_t end = cellStart[linearCell(g, x1, y, z) + 1];
-                ATRIUM_NO_UNROLL
                 for (std::uint32_t j = begin; j < end; ++j) f(j);
             } else {
-                ATRIUM_NO_UNROLL
                 for (int x = x0; x <= x1; ++x) {
                     const std::uint32_t key = zRank[linearCell(g, x, y, z)];
                     const std::uint32_t end = cellStart[key + 1];
-                    ATRIUM_NO_UNROLL
                     for (std::uint32_t j = cellStart[key]; j < end; ++j) f(j);
                 }
             }
