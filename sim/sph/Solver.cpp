@@ -278,6 +278,7 @@ void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vert
     *wallMesh_ = mesh;
     WallDistanceField::Settings settings;
     settings.cellSize = scene_.wall.fieldCellSize > 0.f ? scene_.wall.fieldCellSize : scene_.parameters.particleSpacing;
+    settings.margin = scene_.parameters.wallMargin;
     const auto t0 = std::chrono::steady_clock::now();
     wall_->build(*wallMesh_, vertexVelocities, settings);
     backend_->setWall(wall_.get());
