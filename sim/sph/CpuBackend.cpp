@@ -121,10 +121,12 @@ public:
     }
 
     std::size_t bytesPerParticle() const override {
-        // pos, vel, accel, tmp pos/vel (12 B each), density, pressure, key, order (4 B
-        // each), removed flag (1 B); grid cells are counted separately below.
+        // pos, vel, accel, tmp pos/vel (12 B each), their flat copies (24 B), density,
+        // pressure, volume, key, order, list count (4 B each), removed flag (1 B), the
+        // neighbour list (256 B); grid cells are amortised over the particles.
         const std::size_t n = std::max<std::size_t>(pos_.size(), 1);
-        const std::size_t perParticle = 5 * sizeof(Vec3) + 4 * sizeof(float) + 1;
+        const std::size_t perParticle =
+            5 * sizeof(Vec3) + 6 * sizeof(float) + 6 * sizeof(float) + 1 + kListed * sizeof(std::uint32_t);
         return perParticle + (cellStart_.size() + zRank_.size()) * sizeof(std::uint32_t) / n;
     }
 
@@ -210,10 +212,15 @@ private:
         const std::size_t alive = cellStart_[sentinel];
         tmpPos_.resize(alive);
         tmpVel_.resize(alive);
+        for (auto* a : {&px_, &py_, &pz_, &vx_, &vy_, &vz_}) a->resize(alive);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, alive, kGrain), [&](const auto& r) {
             for (std::size_t k = r.begin(); k != r.end(); ++k) {
-                tmpPos_[k] = pos_[order_[k]];
-                tmpVel_[k] = vel_[order_[k]];
+                const Vec3 p = pos_[order_[k]], v = vel_[order_[k]];
+                tmpPos_[k] = p;
+                tmpVel_[k] = v;
+                // Flat copies for the vectorised neighbour loops.
+                px_[k] = p.x, py_[k] = p.y, pz_[k] = p.z;
+                vx_[k] = v.x, vy_[k] = v.y, vz_[k] = v.z;
             }
         });
         pos_.swap(tmpPos_);
@@ -223,26 +230,34 @@ private:
         resizeDerived();
     }
 
-    /// Calls f(j) for every particle j in the 27 cells around p (j may equal i).
+    /// Calls f(begin, end) for the contiguous particle ranges that cover the 27 cells
+    /// around p: 9 rows of 3 cells in linear order, 27 single cells in Z order.
     template <class F>
-    void forEachCandidate(Vec3 p, F&& f) const {
+    void forEachCandidateRange(Vec3 p, F&& f) const {
         const int cx = cellCoord(p.x, grid_.origin.x, grid_.nx);
         const int cy = cellCoord(p.y, grid_.origin.y, grid_.ny);
         const int cz = cellCoord(p.z, grid_.origin.z, grid_.nz);
         const int x0 = std::max(cx - 1, 0), x1 = std::min(cx + 1, grid_.nx - 1);
         const int y0 = std::max(cy - 1, 0), y1 = std::min(cy + 1, grid_.ny - 1);
         const int z0 = std::max(cz - 1, 0), z1 = std::min(cz + 1, grid_.nz - 1);
+        // Distance from p to the faces of its own cell: a corner row (dy and dz both
+        // nonzero) farther than h in y and z together holds no neighbour.
+        const float h2 = grid_.cellSize * grid_.cellSize;
+        const float fy = p.y - (grid_.origin.y + float(cy) * grid_.cellSize);
+        const float fz = p.z - (grid_.origin.z + float(cz) * grid_.cellSize);
+        const auto gap = [&](int d, float offset) {
+            return d < 0 ? offset : (d > 0 ? grid_.cellSize - offset : 0.f);
+        };
         for (int z = z0; z <= z1; ++z)
             for (int y = y0; y <= y1; ++y) {
+                const float gy = gap(y - cy, fy), gz = gap(z - cz, fz);
+                if (gy * gy + gz * gz >= h2) continue;
                 if (!grid_.zOrder) {
-                    // Cells x0..x1 of one row are contiguous in linear order.
-                    const std::uint32_t begin = cellStart_[linearCell(x0, y, z)];
-                    const std::uint32_t end = cellStart_[linearCell(x1, y, z) + 1];
-                    for (std::uint32_t j = begin; j < end; ++j) f(j);
+                    f(cellStart_[linearCell(x0, y, z)], cellStart_[linearCell(x1, y, z) + 1]);
                 } else {
                     for (int x = x0; x <= x1; ++x) {
                         const std::uint32_t key = zRank_[linearCell(x, y, z)];
-                        for (std::uint32_t j = cellStart_[key]; j < cellStart_[key + 1]; ++j) f(j);
+                        f(cellStart_[key], cellStart_[key + 1]);
                     }
                 }
             }
@@ -273,17 +288,46 @@ private:
         return &storage;
     }
 
+    // The density pass scans the 27 cells once and records each particle's neighbours
+    // (up to kListed of them; beyond that the force pass scans again rather than drop
+    // any); the force pass then visits only those. Both loops read the flat copies.
+
+    static constexpr unsigned kListed = 64;
+
     void densityPass(const StepInput& in) {
         const SphKernels k = in.kernels;
         WallFieldView storage;
         const WallFieldView* wall = wallView(storage);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+        const float* __restrict px = px_.data();
+        const float* __restrict py = py_.data();
+        const float* __restrict pz = pz_.data();
+        const std::size_t n = pos_.size();
+        volume_.resize(n);
+        listCount_.resize(n);
+        listed_.resize(n * kListed);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
             for (std::size_t i = r.begin(); i != r.end(); ++i) {
                 const Vec3 pi = pos_[i];
+                std::uint32_t* __restrict list = &listed_[i * kListed];
+                unsigned count = 0;
                 float sum = 0.f;
-                forEachCandidate(pi, [&](std::uint32_t j) { sum += k.poly6W(lengthSquared(pi - pos_[j])); });
-                const float rho = in.mass * sum + in.restDensity * wallsNear(in, pi, wall).densityFraction();
+                forEachCandidateRange(pi, [&](std::uint32_t begin, std::uint32_t end) {
+                    for (std::uint32_t j = begin; j < end; ++j) {
+                        const float dx = pi.x - px[j], dy = pi.y - py[j], dz = pi.z - pz[j];
+                        const float r2 = dx * dx + dy * dy + dz * dz;
+                        const float d = std::max(k.h2 - r2, 0.f);
+                        sum += d * d * d;
+                        // Branch-free append: j always lands in the list, the count
+                        // only advances for neighbours (self included; the force pass
+                        // skips r = 0).
+                        list[count < kListed ? count : kListed - 1] = j;
+                        count += r2 < k.h2 ? 1u : 0u;
+                    }
+                });
+                listCount_[i] = count;
+                const float rho = in.mass * k.poly6 * sum + in.restDensity * wallsNear(in, pi, wall).densityFraction();
                 density_[i] = rho;
+                volume_[i] = in.mass / rho;
                 pressure_[i] = equationOfState(in, rho);
             }
         });
@@ -299,26 +343,47 @@ private:
         const SphKernels k = in.kernels;
         WallFieldView storage;
         const WallFieldView* wall = wallView(storage);
+        const float* __restrict px = px_.data();
+        const float* __restrict py = py_.data();
+        const float* __restrict pz = pz_.data();
+        const float* __restrict vx = vx_.data();
+        const float* __restrict vy = vy_.data();
+        const float* __restrict vz = vz_.data();
+        const float* __restrict vol = volume_.data();
+        const float* __restrict pr = pressure_.data();
+        const float muLap = in.viscosity * k.viscLap;
         return tbb::parallel_reduce(
             tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), std::uint64_t{0},
             [&](const auto& r, std::uint64_t pairs) {
                 for (std::size_t i = r.begin(); i != r.end(); ++i) {
                     const Vec3 pi = pos_[i], vi = vel_[i];
                     const float rhoI = density_[i], pI = pressure_[i];
-                    Vec3 a;
-                    forEachCandidate(pi, [&](std::uint32_t j) {
-                        const Vec3 rij = pi - pos_[j];
-                        const float r2 = lengthSquared(rij);
-                        if (r2 >= k.h2 || j == i) return;
+                    float ax = 0.f, ay = 0.f, az = 0.f;
+                    const auto interact = [&](std::uint32_t j) {
+                        const float dx = pi.x - px[j], dy = pi.y - py[j], dz = pi.z - pz[j];
+                        const float r2 = dx * dx + dy * dy + dz * dz;
+                        // Self and coincident pairs have no direction; far ones no force.
+                        if (r2 >= k.h2 || r2 <= 0.f) return;
                         ++pairs;
                         const float dist = std::sqrt(r2);
-                        const float rhoJ = density_[j];
-                        const float massOverRhoJ = in.mass / rhoJ;
-                        a -= k.spikyGradient(rij, dist) * (massOverRhoJ * (pI + pressure_[j]));
-                        a += (vel_[j] - vi) * (in.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
-                    });
-                    // Walls push back: minus the gradient of their density term.
-                    a += wallsNear(in, pi, wall).pressureDirection() * (pI * in.restDensity / rhoI);
+                        const float d = k.h - dist;
+                        // -grad W_spiky(r_ij) V_j (p_i + p_j): repulsive along r_ij.
+                        const float fp = k.spikyGrad * d * d / dist * vol[j] * (pI + pr[j]);
+                        const float fv = muLap * d * vol[j];
+                        ax += fp * dx + fv * (vx[j] - vi.x);
+                        ay += fp * dy + fv * (vy[j] - vi.y);
+                        az += fp * dz + fv * (vz[j] - vi.z);
+                    };
+                    if (listCount_[i] <= kListed) {
+                        const std::uint32_t* list = &listed_[i * kListed];
+                        for (unsigned m = 0; m < listCount_[i]; ++m) interact(list[m]);
+                    } else {
+                        forEachCandidateRange(pi, [&](std::uint32_t begin, std::uint32_t end) {
+                            for (std::uint32_t j = begin; j < end; ++j) interact(j);
+                        });
+                    }
+                    Vec3 a{ax, ay, az};
+                    a += wallForce(wallsNear(in, pi, wall), pI, rhoI, vi, in.restDensity, in.viscosity);
                     accel_[i] = a / rhoI + in.gravity;
                 }
                 return pairs;
@@ -385,7 +450,10 @@ private:
     }
 
     std::vector<Vec3> pos_, vel_, accel_, tmpPos_, tmpVel_;
-    std::vector<float> density_, pressure_;
+    std::vector<float> density_, pressure_, volume_;          // volume_ = m / rho
+    std::vector<float> px_, py_, pz_, vx_, vy_, vz_;          // flat copies in cell order
+    std::vector<std::uint32_t> listed_;                       // kListed neighbours per particle
+    std::vector<unsigned> listCount_;                         // neighbours found (may exceed kListed)
     std::vector<std::uint8_t> removed_;
     std::vector<std::uint32_t> key_, order_, cellStart_, cursor_, zRank_;
     GridGeometry grid_;

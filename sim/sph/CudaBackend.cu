@@ -19,9 +19,8 @@
 //                      the removal flags and the cell counters for the next step,
 //                      stores the new particle count
 //   5. densityKernel   poly6 density (+ the walls' missing kernel mass) and EOS
-//                      pressure (float2 per particle); the walls' pressure direction
-//                      goes into the spare velocity buffer for the force kernel
-//   6. forceKernel     pressure + viscosity + wall pressure + gravity, written into the
+//                      pressure (float2 per particle)
+//   6. forceKernel     pressure + viscosity + walls + gravity, written into the
 //                      spare position buffer; neighbour pairs summed per block, one
 //                      atomicAdd per block
 //   7. motionKernel    symplectic Euler fused with the boundaries (planes, box, wall,
@@ -254,27 +253,24 @@ __global__ void __launch_bounds__(kBlockSize)
     removed[dst] = 0;
 }
 
-/// Density and pressure; also the walls' pressure direction for the force kernel
-/// (into the spare velocity buffer, free between the scatter and the next step).
+/// Density and pressure.
 __global__ void __launch_bounds__(kBlockSize)
     densityKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const std::uint32_t* __restrict__ zRank,
-                  const float4* __restrict__ pos, float2* __restrict__ rhoP, float4* __restrict__ wallPush) {
+                  const float4* __restrict__ pos, float2* __restrict__ rhoP) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= cellStart[s.grid.cellCount]) return;
-    Vec3 push;
-    rhoP[i] = cuda::densityAt(s, cellStart, zRank, pos, i, push);
-    wallPush[i] = cuda::toFloat4(push);
+    rhoP[i] = cuda::densityAt(s, cellStart, zRank, pos, i);
 }
 
 __global__ void __launch_bounds__(kBlockSize)
     forceKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const std::uint32_t* __restrict__ zRank,
                 const float4* __restrict__ pos, const float4* __restrict__ vel, const float2* __restrict__ rhoP,
-                const float4* __restrict__ wallPush, float4* __restrict__ accel, DeviceCounters* counters) {
+                float4* __restrict__ accel, DeviceCounters* counters) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     std::uint32_t pairs = 0;
     if (i < cellStart[s.grid.cellCount])
         accel[i] = cuda::toFloat4(
-            cuda::accelerationAt(s, cellStart, zRank, pos, vel, rhoP, i, cuda::xyz(wallPush[i]), pairs));
+            cuda::accelerationAt(s, cellStart, zRank, pos, vel, rhoP, i, pairs));
     using Reduce = cub::BlockReduce<unsigned long long, kBlockSize>;
     __shared__ typename Reduce::TempStorage temp;
     const unsigned long long blockPairs = Reduce(temp).Sum(static_cast<unsigned long long>(pairs));
@@ -523,7 +519,7 @@ public:
         launchDensity(s);
         if (profile) record(2);
         forceKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(), pos_.get(), vel_.get(),
-                                                        rhoP_.get(), tmpVel_.get(), tmpPos_.get(), counters_.get());
+                                                        rhoP_.get(), tmpPos_.get(), counters_.get());
         ATRIUM_CUDA_CHECK(cudaGetLastError());
         if (profile) {
             record(3);
@@ -826,7 +822,7 @@ private:
 
     void launchDensity(const DeviceStep& s) {
         densityKernel<<<blocksFor(hostUpper_), kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(),
-                                                                         pos_.get(), rhoP_.get(), tmpVel_.get());
+                                                                         pos_.get(), rhoP_.get());
         ATRIUM_CUDA_CHECK(cudaGetLastError());
     }
 

@@ -151,30 +151,26 @@ ATRIUM_HD WallNeighbourhood wallsNear(const DeviceStep& s, Vec3 p) {
 }
 
 /// Density (poly6 sum over all candidates, self included, plus the walls' missing
-/// kernel mass at rest density) and pressure of particle i. `wallPush` receives the
-/// walls' pressure direction (WallNeighbourhood::pressureDirection) for the force pass:
-/// positions do not change in between, so it is evaluated once per step, not twice.
+/// kernel mass at rest density) and pressure of particle i.
 ATRIUM_HD float2 densityAt(const DeviceStep& s, const std::uint32_t* __restrict__ cellStart,
                            const std::uint32_t* __restrict__ zRank, const float4* __restrict__ pos,
-                           std::uint32_t i, Vec3& wallPush) {
+                           std::uint32_t i) {
     const SphKernels& k = s.kernels;
     const Vec3 pi = xyz(pos[i]);
     float sum = 0.f;
     forEachCandidate(s.grid, cellStart, zRank, pi,
                      [&](std::uint32_t j) { sum += k.poly6W(lengthSquared(pi - xyz(pos[j]))); });
-    const WallNeighbourhood walls = wallsNear(s, pi);
-    wallPush = walls.pressureDirection();
-    const float rho = s.mass * sum + s.restDensity * walls.densityFraction();
+    const float rho = s.mass * sum + s.restDensity * wallsNear(s, pi).densityFraction();
     return make_float2(rho, equationOfState(s, rho));
 }
 
-/// Pressure (symmetric, (p_i + p_j) as on the CPU), viscosity and wall-pressure
-/// accelerations plus gravity of particle i; `wallPush` is densityAt's output for i and
-/// `pairs` counts the neighbours j != i within h.
+/// Pressure (symmetric, (p_i + p_j) as on the CPU), viscosity and wall
+/// accelerations plus gravity of particle i; `pairs` counts the neighbours j != i
+/// within h.
 ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restrict__ cellStart,
                               const std::uint32_t* __restrict__ zRank, const float4* __restrict__ pos,
                               const float4* __restrict__ vel, const float2* __restrict__ rhoP,
-                              std::uint32_t i, Vec3 wallPush, std::uint32_t& pairs) {
+                              std::uint32_t i, std::uint32_t& pairs) {
     const SphKernels& k = s.kernels;
     const Vec3 pi = xyz(pos[i]), vi = xyz(vel[i]);
     const float2 rpI = rhoP[i];
@@ -192,8 +188,7 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
         a -= k.spikyGradient(rij, dist) * (massOverRhoJ * (pI + rpJ.y));
         a += (xyz(vel[j]) - vi) * (s.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
     });
-    // Walls push back: minus the gradient of their density term.
-    a += wallPush * (pI * s.restDensity / rhoI);
+    a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s.restDensity, s.viscosity);
     return a / rhoI + s.gravity;
 }
 

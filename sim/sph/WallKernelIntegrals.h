@@ -7,11 +7,16 @@
 // "density map" after Koschier & Bender, "Density Maps for Improved SPH Boundary
 // Handling" (SCA 2017):
 //   density    rho_i += rho0 * V(d),   V(d) = int_{z > d} W_poly6 (dimensionless)
-//   pressure   a_i   += p_i rho0 / rho_i^2 * |V'(d)| n,   n pointing into the fluid
-// The pressure term is minus the gradient of the wall's density term weighted as in
-// the symmetric SPH momentum equation; only particle i's density depends on its
-// distance to the (fixed) wall, so there is no p_wall term and the pair is
-// energy-consistent (a "mirror pressure" 2 p_i, tried first, pumps energy in).
+//   pressure   a_i   += 2 p_i rho0 / rho_i^2 * |V'(d)| n,   n pointing into the fluid
+// The pressure term is the pair term (p_i + p_wall) V grad W of the momentum equation
+// with the wall's fluid mirrored at the particle's own pressure, p_wall = p_i, and the
+// gradient taken of the same poly6 integral as the density (using the spiky kernel
+// here made the term inconsistent with the density and pumped energy into resting
+// fluid). Without the mirror (p_wall = 0, as in Akinci et al. 2012) the first layer
+// must reach ~2.4x the hydrostatic pressure before the floor carries the column.
+// Walls are no-slip for viscosity: the mirrored fluid moves with the wall, so
+//   viscosity  a_i   += mu / rho_i * (v_wall - v_i) * L(d),  L(d) = int_{z > d} lap W_visc
+//                     = 7.5 (h - d)^3 (h + d) / h^6
 // With q = d / h in [0, 1):
 //   V(d)  = 315/256 (F(1) - F(q)),   F(u) = u - 4u^3/3 + 6u^5/5 - 4u^7/7 + u^9/9
 //   V'(d) = -315/256 (1 - q^2)^4 / h
@@ -48,6 +53,16 @@ ATRIUM_HD float wallDensityFractionSlope(float d, float h) {
     return (315.f / 256.f) * u * u * u * u / h;
 }
 
+/// Integral of the viscosity kernel's Laplacian beyond a plane at distance d >= 0
+/// (1/m^2).
+ATRIUM_HD float wallViscousWeight(float d, float h) {
+    if (d >= h) return 0.f;
+    const float dd = d > 0.f ? d : 0.f;
+    const float e = h - dd;
+    const float h3 = h * h * h;
+    return 7.5f * e * e * e * (h + dd) / (h3 * h3);
+}
+
 /// The walls near p: the kernel fraction beyond them and the pressure-gradient vector
 /// (pointing into the fluid). Box faces, two-sided planes (on the particle's side,
 /// within the disc) and the wall mesh contribute; one-way valves do not. Several
@@ -60,12 +75,18 @@ struct WallNeighbourhood {
 
     float offset = 0.f; ///< added to every wall distance (m), see wallDistanceOffset()
 
-    ATRIUM_HD void add(float d, Vec3 inward, float h) {
+    float viscousWeight = 0.f; ///< sum of L_k (1/m^2)
+    Vec3 viscousVelocity;      ///< sum of L_k v_wall,k (1/(m s))
+
+    ATRIUM_HD void add(float d, Vec3 inward, float h, Vec3 wallVelocity = {}) {
         d += offset;
         if (d >= h) return;
         const float f = wallDensityFraction(d, h); // <= 1/2
         inside *= 1.f - f;
         weightedGradient += inward * (wallDensityFractionSlope(d, h) / (1.f - f));
+        const float l = wallViscousWeight(d, h);
+        viscousWeight += l;
+        viscousVelocity += wallVelocity * l;
     }
     /// Fraction of the kernel beyond the walls (0 far from walls).
     ATRIUM_HD float densityFraction() const { return 1.f - inside; }
@@ -96,9 +117,17 @@ ATRIUM_HD WallNeighbourhood wallNeighbourhood(Vec3 p, float h, float offset, con
     if (wall && wall->valid()) {
         Vec3 outward, velocity;
         const float phi = wall->sample(p, outward, velocity);
-        if (phi < 0.f && -phi < h && lengthSquared(outward) > 0.f) w.add(-phi, -outward, h);
+        if (phi < 0.f && -phi < h && lengthSquared(outward) > 0.f) w.add(-phi, -outward, h, velocity);
     }
     return w;
+}
+
+/// The walls' force per unit volume on particle i (the backends divide the sum of all
+/// forces by rho_i): mirrored pressure and no-slip viscosity, see the top of this file.
+ATRIUM_HD Vec3 wallForce(const WallNeighbourhood& w, float pressure, float density, Vec3 velocity, float restDensity,
+                         float viscosity) {
+    return w.pressureDirection() * (2.f * pressure * restDensity / density) +
+           (w.viscousVelocity - velocity * w.viscousWeight) * viscosity;
 }
 
 /// The wall-distance offset (m) for which a cubic lattice of `spacing` whose first
