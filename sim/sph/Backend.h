@@ -40,6 +40,8 @@ struct StepInput {
     float maxPressure = 0.f;
     bool clampNegativePressure = true;
     float viscosity = 0.f;
+    float artificialViscosity = 0.f; ///< alpha
+    float soundSpeed = 0.f;          ///< c0 (m/s), for the artificial viscosity
     Vec3 gravity;
     SphKernels kernels;
     GridGeometry grid;

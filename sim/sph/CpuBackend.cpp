@@ -351,6 +351,7 @@ private:
         const float* __restrict vz = vz_.data();
         const float* __restrict vol = volume_.data();
         const float* __restrict pr = pressure_.data();
+        const float* __restrict rho = density_.data();
         const float muLap = in.viscosity * k.viscLap;
         return tbb::parallel_reduce(
             tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), std::uint64_t{0},
@@ -359,6 +360,7 @@ private:
                     const Vec3 pi = pos_[i], vi = vel_[i];
                     const float rhoI = density_[i], pI = pressure_[i];
                     float ax = 0.f, ay = 0.f, az = 0.f;
+                    float bx = 0.f, by = 0.f, bz = 0.f; // artificial viscosity (m/s^2)
                     const auto interact = [&](std::uint32_t j) {
                         const float dx = pi.x - px[j], dy = pi.y - py[j], dz = pi.z - pz[j];
                         const float r2 = dx * dx + dy * dy + dz * dz;
@@ -373,6 +375,13 @@ private:
                         ax += fp * dx + fv * (vx[j] - vi.x);
                         ay += fp * dy + fv * (vy[j] - vi.y);
                         az += fp * dz + fv * (vz[j] - vi.z);
+                        const float vDotX = (vi.x - vx[j]) * dx + (vi.y - vy[j]) * dy + (vi.z - vz[j]) * dz;
+                        const float pi_ = k.artificialViscosity(vDotX, r2, in.artificialViscosity, in.soundSpeed,
+                                                               rhoI + rho[j], in.mass);
+                        const float fa = pi_ * k.spikyGrad * d * d / dist; // -m Pi grad W, along r_ij
+                        bx += fa * dx;
+                        by += fa * dy;
+                        bz += fa * dz;
                     };
                     if (listCount_[i] <= kListed) {
                         const std::uint32_t* list = &listed_[i * kListed];
@@ -384,7 +393,7 @@ private:
                     }
                     Vec3 a{ax, ay, az};
                     a += wallForce(wallsNear(in, pi, wall), pI, rhoI, vi, in.restDensity, in.viscosity);
-                    accel_[i] = a / rhoI + in.gravity;
+                    accel_[i] = a / rhoI + Vec3{bx, by, bz} + in.gravity;
                 }
                 return pairs;
             },

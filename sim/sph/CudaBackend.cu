@@ -739,6 +739,8 @@ private:
         s.eosStiffness = in.eosStiffness;
         s.maxPressure = in.maxPressure;
         s.viscosity = in.viscosity;
+        s.artificialViscosity = in.artificialViscosity;
+        s.soundSpeed = in.soundSpeed;
         s.tait = in.equationOfState == EquationOfState::Tait ? 1 : 0;
         s.clampNegativePressure = in.clampNegativePressure ? 1 : 0;
         s.gravity = in.gravity;

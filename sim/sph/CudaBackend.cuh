@@ -48,6 +48,8 @@ struct DeviceStep {
     float eosStiffness = 0.f;
     float maxPressure = 0.f;
     float viscosity = 0.f;
+    float artificialViscosity = 0.f;
+    float soundSpeed = 0.f;
     int tait = 1;
     int clampNegativePressure = 1;
     Vec3 gravity;
@@ -175,7 +177,7 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
     const Vec3 pi = xyz(pos[i]), vi = xyz(vel[i]);
     const float2 rpI = rhoP[i];
     const float rhoI = rpI.x, pI = rpI.y;
-    Vec3 a;
+    Vec3 a, av; // av: artificial viscosity, already an acceleration
     forEachCandidate(s.grid, cellStart, zRank, pi, [&](std::uint32_t j) {
         const Vec3 rij = pi - xyz(pos[j]);
         const float r2 = lengthSquared(rij);
@@ -187,9 +189,12 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
         const float massOverRhoJ = s.mass / rhoJ;
         a -= k.spikyGradient(rij, dist) * (massOverRhoJ * (pI + rpJ.y));
         a += (xyz(vel[j]) - vi) * (s.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
+        const float vDotX = dot(vi - xyz(vel[j]), rij);
+        av -= k.spikyGradient(rij, dist) *
+              k.artificialViscosity(vDotX, r2, s.artificialViscosity, s.soundSpeed, rhoI + rhoJ, s.mass);
     });
     a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s.restDensity, s.viscosity);
-    return a / rhoI + s.gravity;
+    return a / rhoI + av + s.gravity;
 }
 
 /// Semi-implicit (symplectic) Euler: v += a dt, then x += v dt.

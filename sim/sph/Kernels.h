@@ -46,6 +46,16 @@ struct SphKernels {
         return r * (-spikyGrad * d * d / dist);
     }
 
+    /// Becker & Teschner (2007) artificial viscosity between approaching particles:
+    /// m_j Pi_ij with Pi_ij = -nu min(v_ij . x_ij, 0) / (|x_ij|^2 + 0.01 h^2) and
+    /// nu = 2 alpha h c0 / (rho_i + rho_j); the acceleration is -m_j Pi_ij grad W_ij.
+    ATRIUM_HD float artificialViscosity(float vDotX, float r2, float alpha, float soundSpeed, float rhoSum,
+                                         float mass) const {
+        if (vDotX >= 0.f) return 0.f;
+        const float nu = 2.f * alpha * h * soundSpeed / rhoSum;
+        return mass * nu * (-vDotX) / (r2 + 0.01f * h2);
+    }
+
     /// Laplacian of W_visc at distance dist (1/m^5).
     ATRIUM_HD float viscosityLaplacian(float dist) const {
         return dist < h ? viscLap * (h - dist) : 0.f;

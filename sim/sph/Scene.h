@@ -36,6 +36,10 @@ struct SolverParameters {
     float maxPressure = 1e6f;         ///< p_max clamp (Pa), dissertation eq. 2.12
     bool clampNegativePressure = true; ///< p >= 0: no tension at free surfaces
     float viscosity = 0.01f;          ///< dynamic viscosity mu (Pa s)
+    /// Monaghan's artificial viscosity alpha in Becker & Teschner's (2007) WCSPH form:
+    /// acts only between approaching particles and keeps low-viscosity fluid from
+    /// ringing and blowing apart; 0 turns it off.
+    float artificialViscosity = 0.05f;
     Vec3 gravity{0.f, 0.f, -9.81f};   ///< m/s^2
     float cflNumber = 0.4f;           ///< dt <= cfl * h / (c0 + v_max)
     float maxTimeStep = 1e-3f;        ///< upper bound on one sub-step (s)

@@ -134,7 +134,7 @@ constexpr std::string_view kRootFields[] = {
     "name", "parameters", "container", "wall", "fluidBlocks", "emitters", "outlets", "planes"};
 constexpr std::string_view kParameterFields[] = {
     "particleSpacing", "kernelRadius", "referenceDensity", "restDensity", "restDensitySource", "equationOfState",
-    "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "viscosity",
+    "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "viscosity", "artificialViscosity",
     "gravity", "cflNumber", "maxTimeStep", "frameRate", "substepsPerFrame", "maxSpeed",
     "wallMargin", "wallRestitution", "maxParticles", "zOrder", "domain"};
 constexpr std::string_view kBoxFields[] = {"min", "max"};
@@ -321,6 +321,7 @@ void readParameters(const Reader& r, const json& obj, const std::string& path, S
     f("maxPressure", p.maxPressure);
     b("clampNegativePressure", p.clampNegativePressure);
     f("viscosity", p.viscosity);
+    f("artificialViscosity", p.artificialViscosity);
     ifPresent(obj, path, "gravity", [&](const json& v, const std::string& at) { p.gravity = r.vec3(v, at); });
     f("cflNumber", p.cflNumber);
     f("maxTimeStep", p.maxTimeStep);
@@ -651,6 +652,7 @@ void validateScene(Scene& scene, const std::string& sourceName) {
     }
     v.positive(pp + "/maxPressure", p.maxPressure);
     v.nonNegative(pp + "/viscosity", p.viscosity);
+    v.nonNegative(pp + "/artificialViscosity", p.artificialViscosity);
     v.finite(pp + "/gravity", p.gravity);
     v.finite(pp + "/cflNumber", p.cflNumber);
     if (!(p.cflNumber > 0.f && p.cflNumber <= 1.f))
@@ -843,6 +845,7 @@ json sceneToJson(const Scene& scene) {
         {"maxPressure", number(p.maxPressure)},
         {"clampNegativePressure", p.clampNegativePressure},
         {"viscosity", number(p.viscosity)},
+        {"artificialViscosity", number(p.artificialViscosity)},
         {"gravity", vec(p.gravity)},
         {"cflNumber", number(p.cflNumber)},
         {"maxTimeStep", number(p.maxTimeStep)},

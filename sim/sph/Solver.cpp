@@ -28,6 +28,7 @@ void validate(const Scene& scene) {
     require(p.maxTimeStep > 0.f, "parameters.maxTimeStep must be > 0");
     require(p.frameRate > 0.f && p.substepsPerFrame >= 1, "parameters.frameRate and substepsPerFrame must be positive");
     require(p.viscosity >= 0.f, "parameters.viscosity must be >= 0");
+    require(p.artificialViscosity >= 0.f, "parameters.artificialViscosity must be >= 0");
     require(p.maxParticles > 0, "parameters.maxParticles must be > 0");
     require(scene.container || scene.wall.kind != WallMeshSpec::Kind::None,
             "a container or a wall mesh is needed, or particles fall forever");
@@ -162,6 +163,8 @@ StepInput Solver::makeStepInput(float dt) const {
     in.maxPressure = p.maxPressure;
     in.clampNegativePressure = p.clampNegativePressure;
     in.viscosity = p.viscosity;
+    in.artificialViscosity = p.artificialViscosity;
+    in.soundSpeed = p.soundSpeed;
     in.gravity = p.gravity;
     in.kernels = kernels_;
     in.grid = grid_;

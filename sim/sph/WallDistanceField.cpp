@@ -14,6 +14,20 @@
 #include <type_traits>
 #include <utility>
 
+#ifdef ATRIUM_WALL_STATS
+std::atomic<long> gStatTauMilli{0}, gStatRows{0}, gStatRowsHit{0}, gStatNodes{0}, gStatRegular{0}, gStatTri{0};
+#define WSTAT(x) (x).fetch_add(1, std::memory_order_relaxed)
+#else
+#define WSTAT(x) ((void)0)
+#endif
+#ifdef ATRIUM_WALL_PHASES
+#include <ctime>
+double gPhase[8];
+static double cpuNow() { timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6; }
+#define PHASE(i) do { const double now_ = cpuNow(); gPhase[i] += now_ - phaseT_; phaseT_ = now_; } while (0)
+#else
+#define PHASE(i) ((void)0)
+#endif
 namespace atrium::sph {
 
 namespace {
@@ -74,6 +88,9 @@ std::pair<int, int> cellRange(float a, float b, float origin, float invH, int la
 
 void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities,
                               const Settings& settings) {
+#ifdef ATRIUM_WALL_PHASES
+    double phaseT_ = cpuNow();
+#endif
     // ---- Validation (nothing is modified until it passes).
     const std::size_t vertexCount = mesh.vertices.size();
     const std::size_t triangleCount = mesh.triangles.size();
@@ -142,13 +159,16 @@ void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>*
     meshBounds_ = mb;
     origin_ = mb.lo - Vec3{1.f, 1.f, 1.f} * (float(pad) * h);
 
+    PHASE(0);
     updateTopology(mesh);
+    PHASE(1);
     vertices_.assign(mesh.vertices.begin(), mesh.vertices.end());
     if (vertexVelocities)
         vertexVelocities_.assign(vertexVelocities->begin(), vertexVelocities->end());
     else
         vertexVelocities_.assign(vertexCount, Vec3{});
     computeNormals();
+    PHASE(2);
 
     const std::size_t nodeCount = std::size_t(nx_) * ny_ * nz_;
     const std::size_t cellCount = std::size_t(nx_ - 1) * (ny_ - 1) * (nz_ - 1);
@@ -159,9 +179,13 @@ void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>*
     cellTriangleStart_.resize(cellCount + 1);
     cellThin_.resize(cellCount);
 
+    PHASE(3);
     scatterBand();
+    PHASE(4);
     resolveNodes();
+    PHASE(5);
     buildThinCells();
+    PHASE(6);
 }
 
 void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
@@ -201,6 +225,38 @@ void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
     vertexCorners_.resize(3 * T);
     std::vector<std::uint32_t> cursor(vertexCornerStart_.begin(), vertexCornerStart_.end() - 1);
     for (std::size_t k = 0; k < 3 * T; ++k) vertexCorners_[cursor[triangles_[k]]++] = std::uint32_t(k);
+
+    // Regular vertices: the incident triangles form a single closed fan, every edge at the
+    // vertex shared by exactly two of them with opposite directions (consistent winding).
+    // Walk around the vertex across the edge (previous corner -> vertex) of each triangle.
+    vertexRegular_.assign(V, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, V, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t v = r.begin(); v != r.end(); ++v) {
+            const std::uint32_t begin = vertexCornerStart_[v], valence = vertexCornerStart_[v + 1] - begin;
+            if (valence < 3) continue;
+            bool ok = true;
+            for (std::uint32_t k = begin; k < begin + valence && ok; ++k) { // no repeated corners
+                const std::uint32_t t = vertexCorners_[k] / 3;
+                const std::uint32_t* tri = &triangles_[3 * t];
+                ok = tri[0] != tri[1] && tri[1] != tri[2] && tri[2] != tri[0];
+            }
+            const std::uint32_t first = vertexCorners_[begin];
+            std::uint32_t t = first / 3, c = first % 3, steps = 0;
+            while (ok) {
+                const std::uint32_t prev = triangles_[3 * t + (c + 2) % 3];
+                const std::uint32_t nb = edgeNeighbour_[3 * t + (c + 2) % 3];
+                if (nb == kNoNeighbour) { ok = false; break; }
+                std::uint32_t c2 = 0;
+                while (c2 < 3 && triangles_[3 * nb + c2] != std::uint32_t(v)) ++c2;
+                if (c2 == 3 || triangles_[3 * nb + (c2 + 1) % 3] != prev) { ok = false; break; }
+                t = nb;
+                c = c2;
+                if (++steps > valence) { ok = false; break; }
+                if (3 * t + c == first) break;
+            }
+            vertexRegular_[v] = ok && steps == valence ? 1 : 0;
+        }
+    });
     topologyValid_ = true;
 }
 
@@ -209,12 +265,19 @@ void WallDistanceField::computeNormals() {
     faceNormals_.resize(T);
     edgeNormals_.resize(3 * T);
     cornerAngle_.resize(3 * T);
+    triangleSliver_.resize(T);
     vertexNormals_.resize(V);
+    vertexConeCos_.resize(V);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, T, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t t = r.begin(); t != r.end(); ++t) {
             const Vec3 p[3] = {vertices_[triangles_[3 * t]], vertices_[triangles_[3 * t + 1]],
                                vertices_[triangles_[3 * t + 2]]};
-            faceNormals_[t] = normalized(cross(p[1] - p[0], p[2] - p[0]));
+            const Vec3 e1 = p[1] - p[0], e2 = p[2] - p[0], nc = cross(e1, e2);
+            faceNormals_[t] = normalized(nc);
+            // The direction of the computed normal is trusted (to ~1e-4 rad) when the
+            // sine of the angle at corner 0 is at least 1e-3.
+            const float n2 = lengthSquared(nc);
+            triangleSliver_[t] = (n2 > 0.f && n2 >= 1e-6f * lengthSquared(e1) * lengthSquared(e2)) ? 0 : 1;
             for (int c = 0; c < 3; ++c) {
                 const Vec3 u = normalized(p[(c + 1) % 3] - p[c]), w = normalized(p[(c + 2) % 3] - p[c]);
                 const float d = std::clamp(dot(u, w), -1.f, 1.f);
@@ -236,98 +299,247 @@ void WallDistanceField::computeNormals() {
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, V, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t v = r.begin(); v != r.end(); ++v) {
             Vec3 n{};
-            for (std::uint32_t k = vertexCornerStart_[v]; k < vertexCornerStart_[v + 1]; ++k) {
+            const std::uint32_t begin = vertexCornerStart_[v], end = vertexCornerStart_[v + 1];
+            for (std::uint32_t k = begin; k < end; ++k) {
                 const std::uint32_t corner = vertexCorners_[k];
                 n += faceNormals_[corner / 3] * cornerAngle_[corner];
             }
-            vertexNormals_[v] = normalized(n);
+            const Vec3 N = normalized(n);
+            vertexNormals_[v] = N;
+            // Cosine of the cone around N holding all incident face normals (-1: the
+            // vertex is irregular, or one of its triangles is a sliver).
+            float cone = vertexRegular_[v] && lengthSquared(N) > 0.f ? 1.f : -1.f;
+            for (std::uint32_t k = begin; k < end && cone > -1.f; ++k) {
+                const std::uint32_t t = vertexCorners_[k] / 3;
+                cone = triangleSliver_[t] ? -1.f : std::min(cone, dot(faceNormals_[t], N));
+            }
+            // Two face normals around the vertex are at most 2 beta apart, cos(beta) = cone.
+            vertexConeCos_[v] = cone > 0.f ? 2.f * cone * cone - 1.f : -1.f;
         }
     });
 }
 
 void WallDistanceField::scatterBand() {
-    std::fill(nodeKey_.begin(), nodeKey_.end(), kNoTriangle);
+    // Which nodes must triangle t be evaluated at? Only those p where t can be a closest
+    // triangle of the whole mesh (Mauch's characteristic regions). If t is closest to p
+    // with closest point q, p - q lies in the normal cone of the mesh at q: along n_t for
+    // q inside the face, between n_t and n_t' for q on the edge shared with t', and for q
+    // at a vertex a in the polar of the vertex star {v : v . (x - a) <= 0 for the
+    // neighbours x}. When every triangle around t's vertices faces within angle theta of
+    // t (theta < 46 degrees, all triangles non-sliver, every vertex a closed, consistently
+    // wound manifold fan), the star at a is the graph of a piecewise linear function over
+    // t's plane whose projection covers every direction, so any v in that polar satisfies
+    // |v_tangential| <= tan(theta) |v . n_t| (a supporting plane's slope lies in the convex
+    // hull of the star's slopes). Hence, with h = n_t . (p - a) and s_e the in-plane
+    // distance of p beyond edge e: s_e <= |v_tangential| <= tan(theta) |h|. The scan
+    // region of such a "regular" triangle is that tilted prism (|h| <= band, s_e <= tol +
+    // tau |h|), usually a few nodes; theta is bounded from per-vertex cones of face
+    // normals, tau = tan(theta) plus margins for float error in the normals. Other
+    // triangles scan everything within band of their plane, edges and bounding ball.
+    // Rows run along the axis closest to n_t, so a region needs few rows. Every node
+    // keeps the minimum (squared distance, triangle) key by atomic min, so the result
+    // does not depend on the order or the thread count.
+    {
+        std::uint64_t* keys = nodeKey_.data();
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodeKey_.size(), 1 << 16),
+                          [&](const tbb::blocked_range<std::size_t>& r) {
+                              std::fill(keys + r.begin(), keys + r.end(), kNoTriangle);
+                          });
+    }
     const WallFieldView v = view();
     const float h = cellSize_, invH = 1.f / h, band = band_, band2 = band * band;
-    const int nx = nx_, ny = ny_, nz = nz_;
-    const Vec3 o = origin_;
+    const int dims[3] = {nx_, ny_, nz_};
+    const std::size_t stride[3] = {1, std::size_t(nx_), std::size_t(nx_) * std::size_t(ny_)};
+    const float org[3] = {origin_.x, origin_.y, origin_.z};
     // Slack on the lower bounds below so that float rounding can never reject a
     // triangle that ties with the current best (keeps the result order-independent).
     const float slack = 1e-3f * h;
+    const float bandS = band + slack;
+    float maxAbs = 0.f;
+    for (int a = 0; a < 3; ++a)
+        maxAbs = std::max({maxAbs, std::fabs(org[a]), std::fabs(org[a] + float(dims[a] - 1) * h)});
+    // Tolerance of the tilted-prism side planes (float error of the plane tests).
+    const float tol = 1e-2f * h + 1e-6f * maxAbs;
+    constexpr float kMinConeCos = 0.7f; // ~45.6 degrees
     std::uint64_t* keys = nodeKey_.data();
-    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, v.triangleCount, 16),
-                      [&](const tbb::blocked_range<std::uint32_t>& r) {
-        for (std::uint32_t t = r.begin(); t != r.end(); ++t) {
-            const Vec3 a = v.vertices[v.triangles[3 * t]], b = v.vertices[v.triangles[3 * t + 1]],
-                       c = v.vertices[v.triangles[3 * t + 2]];
-            const Vec3 lo = componentMin(a, componentMin(b, c)), hi = componentMax(a, componentMax(b, c));
-            const auto [i0, i1] = indexRange(lo.x - band, hi.x + band, o.x, invH, nx - 1);
-            const auto [j0, j1] = indexRange(lo.y - band, hi.y + band, o.y, invH, ny - 1);
-            const auto [k0, k1] = indexRange(lo.z - band, hi.z + band, o.z, invH, nz - 1);
-            const Vec3 n = v.faceNormals[t];
-            const float planeOffset = dot(n, a);
-            // Bounding ball of the triangle (centroid, radius R); the band around the
-            // triangle lies in the ball of radius R + band and in the slab |plane| < band.
-            // Also inside the three half-spaces m_e . (p - e0) <= band, m_e the in-plane
-            // outward normal of edge e (skipped for degenerate triangles).
-            Vec3 edgeNormal[3];
-            float edgeOffset[3];
-            int edgeCount = 0;
-            if (lengthSquared(n) > 0.f) {
-                const Vec3 corner[3] = {a, b, c};
-                for (int e = 0; e < 3; ++e) {
-                    const Vec3 m = normalized(cross(corner[(e + 1) % 3] - corner[e], n));
-                    if (lengthSquared(m) == 0.f) continue;
-                    edgeNormal[edgeCount] = m;
-                    edgeOffset[edgeCount++] = dot(m, corner[e]) + band + slack;
-                }
+    const float* cone2 = vertexConeCos_.data();
+
+    // A convex piece of a scan region: half-spaces g . p <= r, in the row frame (rows
+    // along axis A, lines of rows along B, rows of a line along C; coordinates x, y, z).
+    // Each half-space bounds x from above (gA > 0) or below (gA < 0) by a linear function
+    // of (y, z); eliminating x (Fourier-Motzkin: every lower bound <= every upper bound)
+    // gives the z-range of a line exactly, so only rows that meet the piece are visited.
+    struct Lin2 {
+        float c0, cy, cz; // c0 - cy y - cz z
+        float at(float y, float z) const { return c0 - cy * y - cz * z; }
+    };
+    struct Lin1 {
+        float c0, cy; // c0 - cy y
+        float at(float y) const { return c0 - cy * y; }
+    };
+    struct Piece {
+        Lin2 xUp[5], xLo[5];
+        Lin1 zUp[8], zLo[8], yOnly[8]; // yOnly: c0 - cy y >= 0
+        int nxu = 0, nxl = 0, nzu = 0, nzl = 0, ny = 0;
+        void addZ(float c0, float cy, float cz) { // c0 - cy y - cz z >= 0
+            if (cz > 0.f) zUp[nzu++] = {c0 / cz, cy / cz};
+            else if (cz < 0.f) zLo[nzl++] = {c0 / cz, cy / cz};
+            else yOnly[ny++] = {c0, cy};
+        }
+        void add(Vec3 g, float r, int A, int B, int C) {
+            const float gA = g[A];
+            if (gA == 0.f) {
+                addZ(r, g[B], g[C]);
+                return;
             }
-            const Vec3 centre = (a + b + c) * (1.f / 3.f);
-            const float R = std::sqrt(std::max(lengthSquared(a - centre),
-                                               std::max(lengthSquared(b - centre), lengthSquared(c - centre))));
-            const float reach2 = (R + band) * (R + band);
-            for (int k = k0; k <= k1; ++k) {
-                const float z = o.z + float(k) * h, dz = z - centre.z;
-                if (dz * dz >= reach2) continue;
-                for (int j = j0; j <= j1; ++j) {
-                    const float y = o.y + float(j) * h, dy = y - centre.y;
-                    const float rest2 = reach2 - dy * dy - dz * dz;
-                    if (rest2 <= 0.f) continue;
-                    // x-interval of this node row inside the ball and the slab.
-                    const float half = std::sqrt(rest2);
-                    float xlo = centre.x - half, xhi = centre.x + half;
-                    const float planeRest = n.y * y + n.z * z - planeOffset;
-                    if (std::fabs(n.x) > 1e-6f) {
-                        const float xa = (-band - planeRest) / n.x, xb = (band - planeRest) / n.x;
-                        xlo = std::max(xlo, std::min(xa, xb));
-                        xhi = std::min(xhi, std::max(xa, xb));
-                    } else if (std::fabs(planeRest) >= band) {
-                        continue;
+            const float inv = 1.f / gA;
+            (gA > 0.f ? xUp[nxu++] : xLo[nxl++]) = {r * inv, g[B] * inv, g[C] * inv};
+        }
+        void eliminateX() {
+            for (int q = 0; q < nxl; ++q)
+                for (int u = 0; u < nxu; ++u) // xLo[q] <= xUp[u]
+                    addZ(xUp[u].c0 - xLo[q].c0, xUp[u].cy - xLo[q].cy, xUp[u].cz - xLo[q].cz);
+        }
+        bool zRange(float y, float& lo, float& hi) const {
+            for (int q = 0; q < ny; ++q)
+                if (yOnly[q].at(y) < 0.f) return false;
+            for (int q = 0; q < nzu; ++q) hi = std::min(hi, zUp[q].at(y));
+            for (int q = 0; q < nzl; ++q) lo = std::max(lo, zLo[q].at(y));
+            return lo <= hi;
+        }
+        bool xRange(float y, float z, float& lo, float& hi) const {
+            for (int q = 0; q < nxu; ++q) hi = std::min(hi, xUp[q].at(y, z));
+            for (int q = 0; q < nxl; ++q) lo = std::max(lo, xLo[q].at(y, z));
+            return lo <= hi;
+        }
+    };
+
+    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, v.triangleCount, 64),
+                      [&](const tbb::blocked_range<std::uint32_t>& range) {
+        for (std::uint32_t t = range.begin(); t != range.end(); ++t) {
+            const std::uint32_t ia = v.triangles[3 * t], ib = v.triangles[3 * t + 1], ic = v.triangles[3 * t + 2];
+            const Vec3 a = v.vertices[ia], b = v.vertices[ib], c = v.vertices[ic];
+            const Vec3 corner[3] = {a, b, c};
+            const Vec3 n = v.faceNormals[t];
+            const Vec3 lo = componentMin(a, componentMin(b, c)), hi = componentMax(a, componentMax(b, c));
+
+            // Tilt of the characteristic region: kappa bounds the cosine of the angle
+            // between n_t and any face normal around t's vertices (cone2 = cos(2 beta_v)).
+            const float kappa = std::min(cone2[ia], std::min(cone2[ib], cone2[ic]));
+            const bool regular = kappa >= kMinConeCos;
+            WSTAT(gStatTri);
+
+            // Rows along the axis closest to the normal.
+            const float an[3] = {std::fabs(n.x), std::fabs(n.y), std::fabs(n.z)};
+            const int A = an[0] >= an[1] && an[0] >= an[2] ? 0 : (an[1] >= an[2] ? 1 : 2);
+            const int B = A == 2 ? 0 : A + 1, C = A == 0 ? 2 : (A == 1 ? 0 : 1);
+            const float planeOffset = dot(n, a);
+            Piece piece[2];
+            int pieces = 1;
+            float extB, extC; // reach of the region beyond the triangle's box along B, C
+            Vec3 centre;
+            float R = 0.f, reach2 = 0.f;
+            if (regular) {
+                // Upper (h >= 0) and lower (h <= 0) halves of the tilted prism
+                // s_e <= tol + tau |h|, |h| <= band.
+                const float tau = std::sqrt(std::max(0.f, 1.f - kappa * kappa)) / kappa + 0.01f;
+                WSTAT(gStatRegular);
+#ifdef ATRIUM_WALL_STATS
+                gStatTauMilli += long(tau * 1000.f);
+#endif
+                pieces = 2;
+                piece[0].add(n, planeOffset + bandS, A, B, C);
+                piece[0].add(-n, tol - planeOffset, A, B, C);
+                piece[1].add(-n, bandS - planeOffset, A, B, C);
+                piece[1].add(n, planeOffset + tol, A, B, C);
+                for (int e = 0; e < 3; ++e) {
+                    const Vec3 m = normalized(cross(corner[e == 2 ? 0 : e + 1] - corner[e], n));
+                    const Vec3 gu = m - n * tau, gl = m + n * tau;
+                    piece[0].add(gu, dot(gu, corner[e]) + tol, A, B, C);
+                    piece[1].add(gl, dot(gl, corner[e]) + tol, A, B, C);
+                }
+                const float w = tol + tau * bandS;
+                extB = bandS * an[B] + w * std::sqrt(std::max(0.f, 1.f - an[B] * an[B]));
+                extC = bandS * an[C] + w * std::sqrt(std::max(0.f, 1.f - an[C] * an[C]));
+            } else {
+                // Everything within band of the plane, the edges' lines and the bounding
+                // ball (centroid, radius R) grown by band.
+                piece[0].add(n, planeOffset + bandS, A, B, C);
+                piece[0].add(-n, bandS - planeOffset, A, B, C);
+                if (lengthSquared(n) > 0.f)
+                    for (int e = 0; e < 3; ++e) {
+                        const Vec3 m = normalized(cross(corner[e == 2 ? 0 : e + 1] - corner[e], n));
+                        if (lengthSquared(m) > 0.f) piece[0].add(m, dot(m, corner[e]) + bandS, A, B, C);
                     }
-                    bool empty = false;
-                    for (int e = 0; e < edgeCount; ++e) {
-                        const Vec3 m = edgeNormal[e];
-                        const float rhs = edgeOffset[e] - m.y * y - m.z * z; // m.x x <= rhs
-                        if (m.x > 1e-6f) xhi = std::min(xhi, rhs / m.x);
-                        else if (m.x < -1e-6f) xlo = std::max(xlo, rhs / m.x);
-                        else empty = empty || rhs < 0.f;
+                centre = (a + b + c) * (1.f / 3.f);
+                R = std::sqrt(std::max(lengthSquared(a - centre), std::max(lengthSquared(b - centre), lengthSquared(c - centre))));
+                const float reach = R + bandS;
+                reach2 = reach * reach;
+                extB = extC = bandS;
+            }
+            for (int q = 0; q < pieces; ++q) piece[q].eliminateX();
+#ifdef ATRIUM_WALL_NOROWS
+            if (piece[0].nzu < 100) continue;
+#endif
+            const float zBoxLo = lo[C] - extC, zBoxHi = hi[C] + extC;
+            const auto [j0, j1] = indexRange(lo[B] - extB, hi[B] + extB, org[B], invH, dims[B] - 1);
+            float pos[3];
+            for (int j = j0; j <= j1; ++j) {
+                const float y = org[B] + float(j) * h;
+                pos[B] = y;
+                float zlo[2], zhi[2];
+                bool any = false, on[2] = {false, false};
+                for (int q = 0; q < pieces; ++q) {
+                    zlo[q] = zBoxLo;
+                    zhi[q] = zBoxHi;
+                    on[q] = piece[q].zRange(y, zlo[q], zhi[q]);
+                    any = any || on[q];
+                }
+                if (!any) continue;
+                const float zl = on[0] ? (pieces == 2 && on[1] ? std::min(zlo[0], zlo[1]) : zlo[0]) : zlo[1];
+                const float zh = on[0] ? (pieces == 2 && on[1] ? std::max(zhi[0], zhi[1]) : zhi[0]) : zhi[1];
+                const auto [k0, k1] = indexRange(zl, zh, org[C], invH, dims[C] - 1);
+                for (int k = k0; k <= k1; ++k) {
+                    const float z = org[C] + float(k) * h;
+                    WSTAT(gStatRows);
+                    float xlo = 3.4e38f, xhi = -3.4e38f;
+                    for (int q = 0; q < pieces; ++q) {
+                        float l = -3.4e38f, u = 3.4e38f;
+                        if (on[q] && piece[q].xRange(y, z, l, u)) {
+                            xlo = std::min(xlo, l);
+                            xhi = std::max(xhi, u);
+                        }
                     }
-                    if (empty || xlo > xhi) continue;
-                    auto [ia, ib] = indexRange(xlo, xhi, o.x, invH, nx - 1);
-                    ia = std::max(ia, i0);
-                    ib = std::min(ib, i1);
-                    const std::size_t row = std::size_t(nx) * (std::size_t(j) + std::size_t(ny) * std::size_t(k));
-                    for (int i = ia; i <= ib; ++i) {
-                        const Vec3 p{o.x + float(i) * h, y, z};
-                        std::uint64_t& slot = keys[row + std::size_t(i)];
-                        const std::uint64_t current = std::atomic_ref<std::uint64_t>(slot).load(std::memory_order_relaxed);
-                        // Lower bounds (plane, ball) against the node's best so far.
-                        const float bestD2 = current == kNoTriangle ? band2 : std::bit_cast<float>(std::uint32_t(current >> 32));
-                        const float bound = std::sqrt(bestD2) + slack;
-                        const float s = n.x * p.x + planeRest;
-                        if (std::fabs(s) > bound) continue;
-                        const Vec3 q = p - centre;
-                        if (lengthSquared(q) > (R + bound) * (R + bound)) continue;
+                    if (!regular) {
+                        const float dy = y - centre[B], dz = z - centre[C];
+                        const float rest2 = reach2 - dy * dy - dz * dz;
+                        if (rest2 <= 0.f) continue;
+                        const float halfChord = std::sqrt(rest2);
+                        xlo = std::max(xlo, centre[A] - halfChord);
+                        xhi = std::min(xhi, centre[A] + halfChord);
+                    }
+                    if (!(xlo <= xhi)) continue;
+                    pos[C] = z;
+                    const auto [i0, i1] = indexRange(xlo, xhi, org[A], invH, dims[A] - 1);
+                    if (i0 <= i1) WSTAT(gStatRowsHit);
+                    std::size_t node = stride[B] * std::size_t(j) + stride[C] * std::size_t(k) + stride[A] * std::size_t(i0);
+                    for (int i = i0; i <= i1; ++i, node += stride[A]) {
+                        pos[A] = org[A] + float(i) * h;
+                        const Vec3 p{pos[0], pos[1], pos[2]};
+                        std::uint64_t& slot = keys[node];
+                        if (!regular) {
+                            // Skip when a plane or ball lower bound already exceeds the
+                            // node's best.
+                            const std::uint64_t current = std::atomic_ref<std::uint64_t>(slot).load(std::memory_order_relaxed);
+                            const float bestD2 = current == kNoTriangle ? band2 : std::bit_cast<float>(std::uint32_t(current >> 32));
+                            const float bound = std::sqrt(bestD2) + slack;
+                            if (std::fabs(dot(n, p) - planeOffset) > bound) continue;
+                            if (lengthSquared(p - centre) > (R + bound) * (R + bound)) continue;
+                        }
+                        WSTAT(gStatNodes);
+#ifdef ATRIUM_WALL_NOEVAL
+                        if (node != ~std::size_t(0)) continue;
+#endif
                         const float d2 = lengthSquared(p - closestPointOnTriangle(p, a, b, c).point);
                         if (d2 < band2) atomicMin(slot, packKey(d2, t));
                     }
@@ -570,7 +782,8 @@ std::size_t WallDistanceField::bytes() const {
     return b(phi_) + b(nodeVelocity_) + b(cellTriangleStart_) + b(cellTriangles_) + b(vertices_) +
            b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(edgeNormals_) +
            b(edgeNeighbour_) + b(vertexCornerStart_) + b(vertexCorners_) + b(nodeKey_) + b(nodeBand_) +
-           b(cellThin_) + b(cornerAngle_) + b(blockThin_);
+           b(cellThin_) + b(cornerAngle_) + b(blockThin_) + b(vertexRegular_) + b(triangleSliver_) +
+           b(vertexConeCos_);
 }
 
 } // namespace atrium::sph

@@ -382,6 +382,9 @@ private:
     std::vector<std::uint32_t> edgeNeighbour_;
     std::vector<std::uint32_t> vertexCornerStart_;
     std::vector<std::uint32_t> vertexCorners_;
+    // 1: the vertex's triangles form one closed, consistently wound manifold fan (the
+    // precondition of the tilted-prism scatter region, see scatterBand()).
+    std::vector<std::uint8_t> vertexRegular_;
     bool topologyValid_ = false;
     bool cellStartDirty_ = false; // cellTriangleStart_ holds non-zero entries
     // Scratch reused between builds.
@@ -389,6 +392,8 @@ private:
     std::vector<std::uint8_t> nodeBand_;  // 1: node in the band
     std::vector<std::uint8_t> cellThin_;
     std::vector<float> cornerAngle_;      // 3 per triangle
+    std::vector<std::uint8_t> triangleSliver_; // 1: zero-area or sliver (normal not trusted)
+    std::vector<float> vertexConeCos_;    // cos of the widest angle between two face normals at the vertex (bound); -1: irregular
     std::vector<std::uint8_t> blockThin_; // 4^3-cell blocks holding a thin cell
 };
 

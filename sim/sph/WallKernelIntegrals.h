@@ -7,13 +7,16 @@
 // "density map" after Koschier & Bender, "Density Maps for Improved SPH Boundary
 // Handling" (SCA 2017):
 //   density    rho_i += rho0 * V(d),   V(d) = int_{z > d} W_poly6 (dimensionless)
-//   pressure   a_i   += 2 p_i rho0 / rho_i^2 * |V'(d)| n,   n pointing into the fluid
-// The pressure term is the pair term (p_i + p_wall) V grad W of the momentum equation
-// with the wall's fluid mirrored at the particle's own pressure, p_wall = p_i, and the
-// gradient taken of the same poly6 integral as the density (using the spiky kernel
-// here made the term inconsistent with the density and pumped energy into resting
-// fluid). Without the mirror (p_wall = 0, as in Akinci et al. 2012) the first layer
-// must reach ~2.4x the hydrostatic pressure before the floor carries the column.
+//   pressure   a_i   += p_i rho0 / rho_i^2 * |V'(d)| n,   n pointing into the fluid
+// The pressure term is minus the gradient of the wall's density term with the weight
+// p_i / rho_i^2 of the SPH momentum equation: only particle i's density depends on its
+// distance to the (fixed) wall, so the pair is energy-consistent, as for Akinci et al.
+// 2012's boundary particles. Two variants were tried and dropped: the spiky kernel's
+// integral (inconsistent with the density, it pumped energy into resting fluid) and a
+// mirrored pressure 2 p_i (it carries a hydrostatic column at the right pressure, but
+// is not the gradient of an energy and blows resting fluid apart below a viscosity of
+// ~0.5 Pa s). The price: the first layer needs ~1.5-2x the hydrostatic pressure
+// before the floor carries the column.
 // Walls are no-slip for viscosity: the mirrored fluid moves with the wall, so
 //   viscosity  a_i   += mu / rho_i * (v_wall - v_i) * L(d),  L(d) = int_{z > d} lap W_visc
 //                     = 7.5 (h - d)^3 (h + d) / h^6
@@ -126,7 +129,7 @@ ATRIUM_HD WallNeighbourhood wallNeighbourhood(Vec3 p, float h, float offset, con
 /// forces by rho_i): mirrored pressure and no-slip viscosity, see the top of this file.
 ATRIUM_HD Vec3 wallForce(const WallNeighbourhood& w, float pressure, float density, Vec3 velocity, float restDensity,
                          float viscosity) {
-    return w.pressureDirection() * (2.f * pressure * restDensity / density) +
+    return w.pressureDirection() * (pressure * restDensity / density) +
            (w.viscousVelocity - velocity * w.viscousWeight) * viscosity;
 }
 
