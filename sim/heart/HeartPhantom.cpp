@@ -1,0 +1,620 @@
+#include "sim/heart/HeartPhantom.h"
+
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+#include <numbers>
+#include <sstream>
+#include <stdexcept>
+
+namespace atrium::heart {
+
+namespace {
+
+constexpr double kPi = std::numbers::pi;
+
+struct D3 {
+    double x = 0, y = 0, z = 0;
+};
+D3 operator+(D3 a, D3 b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+D3 operator-(D3 a, D3 b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
+D3 operator*(D3 a, double s) { return {a.x * s, a.y * s, a.z * s}; }
+double dot(D3 a, D3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+double norm(D3 a) { return std::sqrt(dot(a, a)); }
+D3 minOf(D3 a, D3 b) { return {std::min(a.x, b.x), std::min(a.y, b.y), std::min(a.z, b.z)}; }
+D3 maxOf(D3 a, D3 b) { return {std::max(a.x, b.x), std::max(a.y, b.y), std::max(a.z, b.z)}; }
+sph::Vec3 toVec(D3 a) { return {static_cast<float>(a.x), static_cast<float>(a.y), static_cast<float>(a.z)}; }
+
+double wrapPhase(double phase01) {
+    double t = phase01 - std::floor(phase01);
+    if (!(t < 1.0)) t = 0.0; // rounding of tiny negative inputs
+    return t + 0.0;          // -0.0 -> +0.0, so the noise key of phase 0 is unique
+}
+
+// ---------------------------------------------------------------------------------------
+// LV volume over the cycle: fraction f of the stroke volume present (1 at end diastole,
+// 0 at end systole), through keyframes joined by C2 "smootherstep" ramps.
+
+struct Keyframe {
+    double t, f;
+};
+constexpr Keyframe kVolumeCurve[] = {
+    {0.00, 1.00}, // end diastole
+    {0.05, 1.00}, // isovolumic contraction
+    {0.30, 0.00}, // ejection
+    {0.40, 0.00}, // isovolumic relaxation (end systole at 0.35)
+    {0.58, 0.75}, // rapid filling
+    {0.82, 0.83}, // diastasis
+    {0.95, 1.00}, // atrial contraction
+    {1.00, 1.00},
+};
+
+double strokeFraction(double phase01) {
+    const double t = wrapPhase(phase01);
+    for (std::size_t n = 1; n < std::size(kVolumeCurve); ++n) {
+        const Keyframe a = kVolumeCurve[n - 1], b = kVolumeCurve[n];
+        if (t <= b.t) {
+            const double x = std::clamp((t - a.t) / (b.t - a.t), 0.0, 1.0);
+            const double s = x * x * x * (x * (6.0 * x - 15.0) + 10.0);
+            return a.f + (b.f - a.f) * s;
+        }
+    }
+    return 1.0;
+}
+
+// ---------------------------------------------------------------------------------------
+// Fixed layout of one parameter set (everything but the time-varying shapes), mm.
+
+struct Layout {
+    double s = 1;             // size scale (EDV / 120 ml)^(1/3)
+    double edv = 0;           // mm^3
+    double ef = 0;
+    double ringRadius = 0;    // LV cavity radius at the base plane (fixed annulus)
+    double lengthRef = 0;     // apex-base length at EDV before the emptying limit
+    double baseCap = 4;       // tissue between LV cavity and the atrium floor
+    double laClearance = 5.5; // LA blood keeps this distance from LV blood (but the neck)
+    double aoClearance = 5.5; // LA blood keeps this distance from aortic blood
+    double laWall = 2.5, aoWall = 2.0, rvWall = 4.0;
+    double mitralRadius = 0, aorticRadius = 0;
+    D3 mitralCenter, aorticCenter;
+    double laMin = 0, laGain = 0; // mm^3
+    D3 aorta[3];
+    double wall0 = 8;   // LV wall at end diastole
+    double areaED = 0;  // LV cavity lateral area at end diastole
+    double voxel = 1;
+    bool rightHeart = false;
+};
+
+struct LvShape {
+    double length = 0, p = 0, q = 0, ring = 0;
+    double rho2(double u) const { return std::max(0.0, p * u + q * u * u); }
+    double maxRadius() const {
+        if (q < 0.0 && p / (-2.0 * q) < 1.0) return std::sqrt(p * p / (-4.0 * q));
+        return ring;
+    }
+};
+
+/// Quadric-of-revolution cavity of volume v (mm^3): radius^2 = p u + q u^2 along the
+/// axis, u = 0 at the apex, u = 1 at the base plane where the radius is the ring radius.
+LvShape lvShapeFor(const Layout& layout, double v) {
+    LvShape shape;
+    shape.ring = layout.ringRadius;
+    const double r2 = shape.ring * shape.ring;
+    const double byShortening = layout.lengthRef * std::pow(v / layout.edv, 0.25);
+    const double byShape = v / (0.4 * kPi * r2); // keeps v / (pi L R^2) >= 0.4 (so p > 0)
+    shape.length = std::pow(std::pow(byShortening, -6.0) + std::pow(byShape, -6.0), -1.0 / 6.0);
+    const double ratio = v / (kPi * shape.length * r2);
+    shape.p = 2.0 * r2 * (3.0 * ratio - 1.0);
+    shape.q = r2 - shape.p;
+    return shape;
+}
+
+constexpr int kProfileSegments = 160;
+
+/// Profile points (r, z) from apex (r = 0) to the ring at z = 0; u = s^2 spaces the
+/// points evenly in radius near the rounded apex.
+std::vector<std::pair<double, double>> profileOf(const LvShape& shape) {
+    std::vector<std::pair<double, double>> pts(kProfileSegments + 1);
+    for (int n = 0; n <= kProfileSegments; ++n) {
+        const double s = static_cast<double>(n) / kProfileSegments;
+        const double u = s * s;
+        pts[static_cast<std::size_t>(n)] = {std::sqrt(shape.rho2(u)), -shape.length * (1.0 - u)};
+    }
+    pts.back().first = shape.ring;
+    return pts;
+}
+
+double lateralArea(const LvShape& shape) {
+    const auto pts = profileOf(shape);
+    double area = 0;
+    for (std::size_t n = 1; n < pts.size(); ++n) {
+        const double dr = pts[n].first - pts[n - 1].first, dz = pts[n].second - pts[n - 1].second;
+        area += kPi * (pts[n].first + pts[n - 1].first) * std::sqrt(dr * dr + dz * dz);
+    }
+    return area;
+}
+
+Layout layoutFor(const PhantomParameters& params) {
+    Layout l;
+    l.edv = params.endDiastolicVolumeMl * 1000.0;
+    l.ef = params.ejectionFraction;
+    l.s = std::cbrt(params.endDiastolicVolumeMl / 120.0);
+    l.ringRadius = 22.0 * l.s;
+    l.lengthRef = 80.0 * l.s;
+    // Valves side by side on the y axis inside the ring, 4 mm of tissue between them.
+    const double margin = 1.5, gap = 4.0;
+    const double available = l.ringRadius - margin - gap / 2.0; // r_mitral + r_aortic
+    l.mitralRadius = 0.57 * available;
+    l.aorticRadius = 0.43 * available;
+    l.mitralCenter = {0, l.ringRadius - margin - l.mitralRadius, 0};
+    l.aorticCenter = {0, -(l.ringRadius - margin - l.aorticRadius), 0};
+    const double sv = l.edv * l.ef;
+    l.laMin = 0.22 * l.edv;
+    l.laGain = 0.5 * sv;
+    const double rise = l.baseCap + 8.0 * l.s;
+    const D3 tilt = D3{0, -0.45, 1.0} * (1.0 / std::sqrt(0.45 * 0.45 + 1.0));
+    l.aorta[0] = l.aorticCenter;
+    l.aorta[1] = l.aorticCenter + D3{0, 0, rise};
+    l.aorta[2] = l.aorta[1] + tilt * (30.0 * l.s);
+    l.wall0 = params.wallThicknessMm;
+    l.areaED = lateralArea(lvShapeFor(l, l.edv));
+    l.voxel = params.voxelSizeMm;
+    l.rightHeart = params.rightHeart;
+    return l;
+}
+
+double lvVolumeAt(const Layout& l, double phase01) {
+    return l.edv * ((1.0 - l.ef) + l.ef * strokeFraction(phase01));
+}
+
+double laVolumeAt(const Layout& l, double phase01) { return l.laMin + l.laGain * (1.0 - strokeFraction(phase01)); }
+
+/// LA ellipsoid: semi-axes 1.25 : 0.9 : 1 (x : y : z), posterior to the mitral valve,
+/// its floor at the LA clearance above the base plane.
+EllipsoidShape laShapeAt(const Layout& l, double phase01) {
+    const double v = laVolumeAt(l, phase01);
+    const double radius = std::cbrt(v / (4.0 / 3.0 * kPi * 1.25 * 0.9));
+    const D3 center{l.mitralCenter.x, l.mitralCenter.y + 6.0 * l.s, l.laClearance + radius};
+    return {toVec(center), toVec(D3{1.25 * radius, 0.9 * radius, radius})};
+}
+
+double wallAt(const Layout& l, const LvShape& shape) {
+    return std::clamp(l.wall0 * l.areaED / lateralArea(shape), l.wall0, 2.0 * l.wall0);
+}
+
+/// Ellipsoid distance estimate (exact on the surface, a good bound near it).
+double ellipsoidDistance(D3 p, D3 semi) {
+    const D3 a{p.x / semi.x, p.y / semi.y, p.z / semi.z};
+    const D3 b{p.x / (semi.x * semi.x), p.y / (semi.y * semi.y), p.z / (semi.z * semi.z)};
+    const double k0 = norm(a), k1 = norm(b);
+    if (k1 <= 0.0) return -std::min({semi.x, semi.y, semi.z});
+    return k0 * (k0 - 1.0) / k1;
+}
+
+double segmentDistance(D3 p, D3 a, D3 b) {
+    const D3 ab = b - a;
+    const double t = std::clamp(dot(p - a, ab) / dot(ab, ab), 0.0, 1.0);
+    return norm(p - (a + ab * t));
+}
+
+double segmentDistance2D(double px, double pz, double ax, double az, double bx, double bz) {
+    const double ux = bx - ax, uz = bz - az;
+    const double len2 = ux * ux + uz * uz;
+    const double t = len2 > 0.0 ? std::clamp(((px - ax) * ux + (pz - az) * uz) / len2, 0.0, 1.0) : 0.0;
+    const double dx = px - (ax + t * ux), dz = pz - (az + t * uz);
+    return std::sqrt(dx * dx + dz * dz);
+}
+
+// ---------------------------------------------------------------------------------------
+// The heart at one phase, as signed distance functions (negative inside), mm.
+
+struct Distances {
+    double lv, la, ao, rv;
+    double blood, solid;
+};
+
+class PhaseGeometry {
+public:
+    PhaseGeometry(const Layout& layout, double phase01, bool withTable) : l_(layout) {
+        shape_ = lvShapeFor(l_, lvVolumeAt(l_, phase01));
+        profile_ = profileOf(shape_);
+        wall_ = wallAt(l_, shape_);
+        const EllipsoidShape la = laShapeAt(l_, phase01);
+        laCenter_ = {la.center.x, la.center.y, la.center.z};
+        laSemi_ = {la.semiAxes.x, la.semiAxes.y, la.semiAxes.z};
+        neckTop_ = laCenter_.z;
+        far_ = std::max({wall_, l_.laClearance, l_.baseCap}) + 2.0 * l_.voxel + 1.0;
+        if (l_.rightHeart) {
+            const LvShape ed = lvShapeFor(l_, l_.edv);
+            const double rho = ed.maxRadius();
+            const double scale = std::cbrt(lvVolumeAt(l_, phase01) / l_.edv);
+            rvCenter_ = {-(0.75 * rho + 3.0 * l_.s), 0.0, -0.45 * ed.length};
+            rvSemi_ = D3{0.9 * rho + 6.0 * l_.s, 1.1 * rho + 4.0 * l_.s, 0.45 * ed.length} * scale;
+        }
+        if (withTable) buildTable();
+        computeBounds();
+    }
+
+    double wall() const { return wall_; }
+    const LvShape& shape() const { return shape_; }
+    D3 boundsLo() const { return lo_; }
+    D3 boundsHi() const { return hi_; }
+
+    /// Signed distance to the LV cavity; values beyond far_ are reported as far_.
+    double lvDistance(double r, double z) const {
+        if (table_.empty()) return std::min(exactLvDistance(r, z), far_);
+        const double fi = r / step_, fj = (z - tableZ0_) / step_;
+        if (fi < 0.0 || fj < 0.0 || fi >= tableNr_ - 1 || fj >= tableNz_ - 1) return far_;
+        const int i = static_cast<int>(fi), j = static_cast<int>(fj);
+        const double a = fi - i, b = fj - j;
+        const std::size_t n = static_cast<std::size_t>(j) * static_cast<std::size_t>(tableNr_) + static_cast<std::size_t>(i);
+        const std::size_t up = static_cast<std::size_t>(tableNr_);
+        return (1 - b) * ((1 - a) * table_[n] + a * table_[n + 1]) + b * ((1 - a) * table_[n + up] + a * table_[n + up + 1]);
+    }
+
+    Distances distances(D3 p) const {
+        Distances d;
+        const double r = std::sqrt(p.x * p.x + p.y * p.y);
+        d.lv = lvDistance(r, p.z);
+        const double tube = std::min(segmentDistance(p, l_.aorta[0], l_.aorta[1]),
+                                     segmentDistance(p, l_.aorta[1], l_.aorta[2])) - l_.aorticRadius;
+        d.ao = std::max(tube, -p.z);
+        const double neck = std::max(std::sqrt((p.x - l_.mitralCenter.x) * (p.x - l_.mitralCenter.x) + (p.y - l_.mitralCenter.y) * (p.y - l_.mitralCenter.y)) - l_.mitralRadius,
+                                     std::max(-p.z, p.z - neckTop_));
+        const double laBody = ellipsoidDistance(p - laCenter_, laSemi_);
+        d.la = std::min(std::max({laBody, l_.laClearance - d.lv, l_.aoClearance - d.ao}), neck);
+        d.rv = std::numeric_limits<double>::infinity();
+        if (l_.rightHeart)
+            d.rv = std::max({ellipsoidDistance(p - rvCenter_, rvSemi_), wall_ - d.lv, p.z + l_.baseCap});
+        d.blood = std::min({d.lv, d.la, d.ao, d.rv});
+        const double lvMyocardium = std::max(d.lv - wall_, p.z - l_.baseCap);
+        const double cap = std::max(r - (shape_.ring + wall_), std::max(p.z - l_.baseCap, -p.z));
+        const double aoWall = std::max(tube - l_.aoWall, -p.z);
+        d.solid = std::min({d.blood, lvMyocardium, cap, d.la - l_.laWall, aoWall, d.rv - l_.rvWall});
+        return d;
+    }
+
+private:
+    double exactLvDistance(double r, double z) const {
+        double best = segmentDistance2D(r, z, shape_.ring, 0.0, 0.0, 0.0); // the base face
+        // Profile z grows with the index: start at the segment level with z and walk
+        // outwards while a segment's z range can still hold a closer point.
+        const auto segment = [&](std::size_t n) {
+            return segmentDistance2D(r, z, profile_[n - 1].first, profile_[n - 1].second, profile_[n].first,
+                                     profile_[n].second);
+        };
+        const auto above = std::lower_bound(profile_.begin(), profile_.end(), z,
+                                            [](const std::pair<double, double>& pt, double value) { return pt.second < value; });
+        const std::size_t start = std::clamp<std::size_t>(static_cast<std::size_t>(above - profile_.begin()), 1,
+                                                          profile_.size() - 1);
+        for (std::size_t n = start; n < profile_.size() && profile_[n - 1].second <= z + best; ++n)
+            best = std::min(best, segment(n));
+        for (std::size_t n = start - 1; n >= 1 && profile_[n].second >= z - best; --n) best = std::min(best, segment(n));
+        const bool inside = z <= 0.0 && z >= -shape_.length &&
+                            r * r <= shape_.rho2((z + shape_.length) / shape_.length);
+        return inside ? -best : best;
+    }
+
+    void buildTable() {
+        step_ = std::min(0.5, l_.voxel / 2.0);
+        const double rMax = shape_.maxRadius() + far_ + 2.0 * step_;
+        tableZ0_ = -shape_.length - far_ - 2.0 * step_;
+        const double zMax = far_ + 2.0 * step_;
+        tableNr_ = static_cast<int>(std::ceil(rMax / step_)) + 2;
+        tableNz_ = static_cast<int>(std::ceil((zMax - tableZ0_) / step_)) + 2;
+        table_.assign(static_cast<std::size_t>(tableNr_) * static_cast<std::size_t>(tableNz_), 0.0f);
+        tbb::parallel_for(tbb::blocked_range<int>(0, tableNz_), [&](const tbb::blocked_range<int>& rows) {
+            for (int j = rows.begin(); j != rows.end(); ++j) {
+                const double z = tableZ0_ + j * step_;
+                for (int i = 0; i < tableNr_; ++i)
+                    table_[static_cast<std::size_t>(j) * static_cast<std::size_t>(tableNr_) + static_cast<std::size_t>(i)] =
+                        static_cast<float>(exactLvDistance(i * step_, z));
+            }
+        });
+    }
+
+    void computeBounds() {
+        const double lvOuter = shape_.maxRadius() + wall_;
+        lo_ = {-lvOuter, -lvOuter, -shape_.length - wall_};
+        hi_ = {lvOuter, lvOuter, l_.baseCap};
+        const D3 laPad = laSemi_ + D3{l_.laWall, l_.laWall, l_.laWall};
+        lo_ = minOf(lo_, laCenter_ - laPad);
+        hi_ = maxOf(hi_, laCenter_ + laPad);
+        const double neckPad = l_.mitralRadius + l_.laWall;
+        lo_ = minOf(lo_, l_.mitralCenter - D3{neckPad, neckPad, 0});
+        hi_ = maxOf(hi_, l_.mitralCenter + D3{neckPad, neckPad, neckTop_});
+        const double tubePad = l_.aorticRadius + l_.aoWall;
+        for (const D3& point : l_.aorta) {
+            lo_ = minOf(lo_, point - D3{tubePad, tubePad, 0});
+            hi_ = maxOf(hi_, point + D3{tubePad, tubePad, tubePad});
+        }
+        if (l_.rightHeart) {
+            const D3 pad = rvSemi_ + D3{l_.rvWall, l_.rvWall, l_.rvWall};
+            lo_ = minOf(lo_, rvCenter_ - pad);
+            hi_ = maxOf(hi_, rvCenter_ + pad);
+        }
+    }
+
+    const Layout& l_;
+    LvShape shape_;
+    std::vector<std::pair<double, double>> profile_;
+    double wall_ = 0, neckTop_ = 0, far_ = 0;
+    D3 laCenter_, laSemi_, rvCenter_, rvSemi_;
+    D3 lo_, hi_;
+    // 2D (r, z) table of the LV signed distance.
+    std::vector<float> table_;
+    double step_ = 0.25, tableZ0_ = 0;
+    int tableNr_ = 0, tableNz_ = 0;
+};
+
+// ---------------------------------------------------------------------------------------
+// Counter-based Gaussian noise: independent of how voxels are split among threads.
+
+std::uint64_t mix64(std::uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+/// Two independent standard normal values for the pair index m (Marsaglia's polar
+/// method; rejected draws re-hash deterministically).
+void gaussianPair(std::uint64_t key, std::uint64_t m, double& g0, double& g1) {
+    std::uint64_t h = mix64(key ^ mix64(m));
+    for (;;) {
+        const double u = static_cast<double>(h >> 32) * 0x1.0p-31 - 1.0;
+        const double w = static_cast<double>(h & 0xffffffffu) * 0x1.0p-31 - 1.0;
+        const double s = u * u + w * w;
+        if (s < 1.0 && s > 0.0) {
+            const double f = std::sqrt(-2.0 * std::log(s) / s);
+            g0 = u * f;
+            g1 = w * f;
+            return;
+        }
+        h = mix64(h);
+    }
+}
+
+[[noreturn]] void badParameter(const std::string& name, const std::string& rule, double value) {
+    std::ostringstream out;
+    out << "PhantomParameters::" << name << " " << rule << ", got " << value;
+    throw std::invalid_argument(out.str());
+}
+
+void validate(const PhantomParameters& p) {
+    const auto finite = [](double v) { return std::isfinite(v); };
+    if (!finite(p.heartRateBpm) || p.heartRateBpm < 20.0 || p.heartRateBpm > 300.0)
+        badParameter("heartRateBpm", "must be in [20, 300] beats per minute", p.heartRateBpm);
+    if (!finite(p.endDiastolicVolumeMl) || p.endDiastolicVolumeMl <= 0.0)
+        badParameter("endDiastolicVolumeMl", "must be positive", p.endDiastolicVolumeMl);
+    if (p.endDiastolicVolumeMl < 5.0 || p.endDiastolicVolumeMl > 1000.0)
+        badParameter("endDiastolicVolumeMl", "must be in [5, 1000] ml", p.endDiastolicVolumeMl);
+    if (!finite(p.ejectionFraction) || p.ejectionFraction <= 0.0 || p.ejectionFraction >= 1.0)
+        badParameter("ejectionFraction", "must be in (0, 1)", p.ejectionFraction);
+    if (p.phases < 2 || p.phases > 1000) badParameter("phases", "must be in [2, 1000]", p.phases);
+    if (!finite(p.voxelSizeMm) || p.voxelSizeMm <= 0.0 || p.voxelSizeMm > 10.0)
+        badParameter("voxelSizeMm", "must be in (0, 10] mm", p.voxelSizeMm);
+    if (!finite(p.noise) || p.noise < 0.0 || p.noise > 10.0) badParameter("noise", "must be in [0, 10]", p.noise);
+    if (!finite(p.wallThicknessMm) || p.wallThicknessMm <= 0.0 || p.wallThicknessMm > 40.0)
+        badParameter("wallThicknessMm", "must be in (0, 40] mm", p.wallThicknessMm);
+    if (!std::isfinite(p.bloodIntensity) || !std::isfinite(p.myocardiumIntensity) ||
+        !std::isfinite(p.backgroundIntensity))
+        badParameter("bloodIntensity", "and the other intensities must be finite", p.bloodIntensity);
+    if (!(p.bloodIntensity > p.myocardiumIntensity))
+        badParameter("bloodIntensity", "must be above myocardiumIntensity (" +
+                                           std::to_string(p.myocardiumIntensity) + ")", p.bloodIntensity);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+
+HeartPhantom::HeartPhantom(PhantomParameters parameters) : params_(parameters) {
+    validate(params_);
+    const Layout layout = layoutFor(params_);
+    // Bounds over the cycle: sample densely (the shapes are smooth) and at the keyframes.
+    D3 lo{1e30, 1e30, 1e30}, hi{-1e30, -1e30, -1e30};
+    std::vector<double> samples;
+    for (int n = 0; n < 64; ++n) samples.push_back(n / 64.0);
+    for (const Keyframe& key : kVolumeCurve) samples.push_back(key.t);
+    for (const double t : samples) {
+        const PhaseGeometry g(layout, t, false);
+        lo = minOf(lo, g.boundsLo());
+        hi = maxOf(hi, g.boundsHi());
+    }
+    // Voxel centres at (n + 1/2) * voxel, so the base plane z = 0 falls between two layers.
+    const double h = params_.voxelSizeMm;
+    constexpr int margin = 4;
+    double voxels = 1.0;
+    double originD[3];
+    const double los[3] = {lo.x, lo.y, lo.z}, his[3] = {hi.x, hi.y, hi.z};
+    for (int a = 0; a < 3; ++a) {
+        const double first = std::floor(los[a] / h - 0.5) - margin;
+        const double last = std::ceil(his[a] / h - 0.5) + margin;
+        const double count = last - first + 1.0;
+        voxels *= count;
+        originD[a] = (first + 0.5) * h;
+        dims_[static_cast<std::size_t>(a)] = static_cast<int>(std::min(count, 1e9));
+    }
+    if (voxels > static_cast<double>(1u << 28))
+        badParameter("voxelSizeMm", "is too small for this heart: " + std::to_string(dims_[0]) + "x" +
+                                        std::to_string(dims_[1]) + "x" + std::to_string(dims_[2]) +
+                                        " voxels per phase exceed the limit of 2^28",
+                     params_.voxelSizeMm);
+    origin_ = {static_cast<float>(originD[0]), static_cast<float>(originD[1]), static_cast<float>(originD[2])};
+}
+
+PhantomParameters HeartPhantom::preset(const std::string& name) {
+    PhantomParameters p;
+    if (name == "adult") return p;
+    if (name == "athlete") {
+        p.heartRateBpm = 50;
+        p.endDiastolicVolumeMl = 180;
+        p.ejectionFraction = 0.6;
+        p.wallThicknessMm = 11;
+        return p;
+    }
+    if (name == "heart-failure") {
+        p.heartRateBpm = 90;
+        p.endDiastolicVolumeMl = 220;
+        p.ejectionFraction = 0.3;
+        p.wallThicknessMm = 7;
+        return p;
+    }
+    if (name == "child") {
+        p.heartRateBpm = 100;
+        p.endDiastolicVolumeMl = 60;
+        p.ejectionFraction = 0.65;
+        p.wallThicknessMm = 6;
+        return p;
+    }
+    std::string valid;
+    for (const auto& known : presetNames()) valid += (valid.empty() ? "" : ", ") + known;
+    throw std::invalid_argument("unknown phantom preset '" + name + "'; valid presets: " + valid);
+}
+
+std::vector<std::string> HeartPhantom::presetNames() { return {"adult", "athlete", "heart-failure", "child"}; }
+
+Volume HeartPhantom::generatePhase(double phase01) const {
+    const double t = wrapPhase(phase01);
+    const Layout layout = layoutFor(params_);
+    const PhaseGeometry g(layout, t, true);
+    const double h = params_.voxelSizeMm;
+    Volume v;
+    v.nx = dims_[0];
+    v.ny = dims_[1];
+    v.nz = dims_[2];
+    v.origin = origin_;
+    v.spacing = {static_cast<float>(h), static_cast<float>(h), static_cast<float>(h)};
+    v.values.assign(v.voxelCount(), params_.backgroundIntensity);
+
+    const double bg = params_.backgroundIntensity, myo = params_.myocardiumIntensity, blood = params_.bloodIntensity;
+    const D3 lo = g.boundsLo() - D3{h, h, h}, hi = g.boundsHi() + D3{h, h, h};
+    const D3 o{origin_.x, origin_.y, origin_.z};
+    const auto coverage = [h](double d) { return std::clamp(0.5 - d / h, 0.0, 1.0); };
+    const auto intensity = [&](const Distances& d) {
+        return bg + (myo - bg) * coverage(d.solid) + (blood - myo) * coverage(d.blood);
+    };
+
+    // Blocks of 4^3 voxels: a block whose centre is farther from every surface than its
+    // half-diagonal (times 1.5, as the ellipsoid distance is an estimate) plus half a
+    // voxel has one coverage throughout and is filled without per-voxel evaluation.
+    constexpr int B = 4;
+    const int blocksX = (v.nx + B - 1) / B, blocksY = (v.ny + B - 1) / B, blocksZ = (v.nz + B - 1) / B;
+    tbb::parallel_for(tbb::blocked_range<int>(0, blocksZ), [&](const tbb::blocked_range<int>& slabs) {
+        for (int bk = slabs.begin(); bk != slabs.end(); ++bk) {
+            const int k0 = bk * B, k1 = std::min(v.nz, k0 + B) - 1;
+            for (int bj = 0; bj < blocksY; ++bj) {
+                const int j0 = bj * B, j1 = std::min(v.ny, j0 + B) - 1;
+                for (int bi = 0; bi < blocksX; ++bi) {
+                    const int i0 = bi * B, i1 = std::min(v.nx, i0 + B) - 1;
+                    const D3 first = o + D3{i0 * h, j0 * h, k0 * h}, last = o + D3{i1 * h, j1 * h, k1 * h};
+                    if (last.x < lo.x || first.x > hi.x || last.y < lo.y || first.y > hi.y || last.z < lo.z ||
+                        first.z > hi.z)
+                        continue; // background, already filled
+                    const Distances centre = g.distances((first + last) * 0.5);
+                    const double tolerance = 1.5 * 0.5 * norm(last - first) + 0.5 * h;
+                    if (std::fabs(centre.blood) > tolerance && std::fabs(centre.solid) > tolerance) {
+                        const float value = static_cast<float>(intensity(centre));
+                        for (int k = k0; k <= k1; ++k)
+                            for (int j = j0; j <= j1; ++j)
+                                std::fill_n(v.values.begin() + static_cast<std::ptrdiff_t>(v.index(i0, j, k)), i1 - i0 + 1,
+                                            value);
+                        continue;
+                    }
+                    for (int k = k0; k <= k1; ++k)
+                        for (int j = j0; j <= j1; ++j)
+                            for (int i = i0; i <= i1; ++i)
+                                v.at(i, j, k) = static_cast<float>(intensity(g.distances(o + D3{i * h, j * h, k * h})));
+                }
+            }
+        }
+    });
+
+    // Gaussian noise, pair m going to voxels 2m and 2m+1 in memory order.
+    const double sigma = params_.noise * (blood - myo);
+    if (sigma > 0.0) {
+        const std::uint64_t key =
+            mix64((static_cast<std::uint64_t>(params_.seed) << 1) ^ mix64(std::bit_cast<std::uint64_t>(t)));
+        const std::size_t count = v.values.size();
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, (count + 1) / 2), [&](const tbb::blocked_range<std::size_t>& pairs) {
+            for (std::size_t m = pairs.begin(); m != pairs.end(); ++m) {
+                double g0, g1;
+                gaussianPair(key, m, g0, g1);
+                v.values[2 * m] += static_cast<float>(sigma * g0);
+                if (2 * m + 1 < count) v.values[2 * m + 1] += static_cast<float>(sigma * g1);
+            }
+        });
+    }
+    return v;
+}
+
+VolumeSeries HeartPhantom::generate(std::function<void(double)> progress) const {
+    VolumeSeries series;
+    series.cycleSeconds = cycleSeconds();
+    series.phases.reserve(static_cast<std::size_t>(params_.phases));
+    for (int k = 0; k < params_.phases; ++k) {
+        series.phases.push_back(generatePhase(static_cast<double>(k) / params_.phases));
+        if (progress) progress(static_cast<double>(k + 1) / params_.phases);
+    }
+    return series;
+}
+
+double HeartPhantom::lvVolumeMl(double phase01) const { return lvVolumeAt(layoutFor(params_), phase01) / 1000.0; }
+
+double HeartPhantom::ejectionFractionAnalytic() const {
+    const double ed = lvVolumeMl(0.0), es = lvVolumeMl(endSystolicPhase());
+    return (ed - es) / ed;
+}
+
+double HeartPhantom::laVolumeMl(double phase01) const { return laVolumeAt(layoutFor(params_), phase01) / 1000.0; }
+
+ValveDisc HeartPhantom::mitralValve(double) const {
+    const Layout l = layoutFor(params_);
+    return {toVec(l.mitralCenter), {0.f, 0.f, -1.f}, l.mitralRadius};
+}
+
+ValveDisc HeartPhantom::aorticValve(double) const {
+    const Layout l = layoutFor(params_);
+    return {toVec(l.aorticCenter), {0.f, 0.f, 1.f}, l.aorticRadius};
+}
+
+EllipsoidShape HeartPhantom::leftAtrium(double phase01) const { return laShapeAt(layoutFor(params_), phase01); }
+
+VesselTube HeartPhantom::aorta() const {
+    const Layout l = layoutFor(params_);
+    return {{toVec(l.aorta[0]), toVec(l.aorta[1]), toVec(l.aorta[2])}, l.aorticRadius};
+}
+
+double HeartPhantom::lvLengthMm(double phase01) const {
+    const Layout l = layoutFor(params_);
+    return lvShapeFor(l, lvVolumeAt(l, phase01)).length;
+}
+
+sph::Vec3 HeartPhantom::lvCavityCenter(double phase01) const {
+    return {0.f, 0.f, static_cast<float>(-0.5 * lvLengthMm(phase01))};
+}
+
+double HeartPhantom::lvWallThicknessMm(double phase01) const {
+    const Layout l = layoutFor(params_);
+    return wallAt(l, lvShapeFor(l, lvVolumeAt(l, phase01)));
+}
+
+Tissue HeartPhantom::tissueAt(sph::Vec3 p, double phase01) const {
+    const Layout layout = layoutFor(params_);
+    const PhaseGeometry g(layout, wrapPhase(phase01), false);
+    const Distances d = g.distances({p.x, p.y, p.z});
+    if (d.blood < 0.0) {
+        if (d.blood == d.lv) return Tissue::LeftVentricle;
+        if (d.blood == d.la) return Tissue::LeftAtrium;
+        if (d.blood == d.ao) return Tissue::Aorta;
+        return Tissue::RightVentricle;
+    }
+    return d.solid < 0.0 ? Tissue::Myocardium : Tissue::Background;
+}
+
+} // namespace atrium::heart

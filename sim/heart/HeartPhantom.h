@@ -1,0 +1,114 @@
+#pragma once
+// Atrium's own synthetic 4D left heart: the demo's embedded default (no download).
+//
+// A parametric left ventricle (a quadric of revolution: a truncated prolate ellipsoid at
+// end diastole), left atrium (ellipsoid) and ascending aorta (tube), joined through the
+// mitral and aortic valve openings, with a myocardial wall, rendered as contrast-CT-like
+// intensities (blood bright, myocardium darker, background darkest) plus Gaussian noise.
+// Units: millimetres, seconds, millilitres. Geometry and formulas: docs/heart-phantom.md.
+//
+// Frame: z is the LV long axis, pointing from the apex to the base; the base (valve)
+// plane is z = 0, the ventricle lies below it, atrium and aorta above; +y is posterior
+// (towards the atrium), -y anterior (towards the aorta).
+
+#include "sim/heart/VolumeSeries.h"
+#include "sim/sph/Vec3.h"
+
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace atrium::heart {
+
+struct PhantomParameters {
+    double heartRateBpm = 72;
+    double endDiastolicVolumeMl = 120;
+    double ejectionFraction = 0.6;
+    int phases = 10;
+    double voxelSizeMm = 1.0;
+    double noise = 0.05;            ///< std dev relative to the blood-myocardium contrast
+    std::uint32_t seed = 1;
+    double wallThicknessMm = 8;     ///< LV myocardium at end diastole (thickens in systole)
+    bool rightHeart = false;        ///< add a right ventricle wrapped around the septum
+    float bloodIntensity = 300.f;       ///< contrast-enhanced blood pool (HU-like)
+    float myocardiumIntensity = 100.f;  ///< myocardium and vessel walls
+    float backgroundIntensity = 0.f;    ///< everything outside the heart
+};
+
+/// A valve opening: a disc with its centre, the unit normal pointing in the direction of
+/// forward flow (mitral: atrium -> ventricle; aortic: ventricle -> aorta), and radius, mm.
+struct ValveDisc {
+    sph::Vec3 center, normal;
+    double radius = 0;
+};
+
+/// An axis-aligned ellipsoid, mm.
+struct EllipsoidShape {
+    sph::Vec3 center, semiAxes;
+};
+
+/// A tube around a polyline centreline with closed, rounded far end, mm. The first point
+/// is the centre of the aortic valve disc.
+struct VesselTube {
+    std::vector<sph::Vec3> centerline;
+    double radius = 0;
+};
+
+enum class Tissue : std::uint8_t { Background, Myocardium, LeftVentricle, LeftAtrium, Aorta, RightVentricle };
+
+class HeartPhantom {
+public:
+    /// Throws std::invalid_argument naming the parameter when one is out of range.
+    explicit HeartPhantom(PhantomParameters parameters = {});
+
+    /// Named parameter sets: "adult" (the default), "athlete", "heart-failure", "child".
+    /// Throws std::invalid_argument listing the valid names.
+    static PhantomParameters preset(const std::string& name);
+    static std::vector<std::string> presetNames();
+
+    const PhantomParameters& parameters() const { return params_; }
+    double cycleSeconds() const { return 60.0 / params_.heartRateBpm; }
+
+    /// One volume per phase; phase k at k/phases of the cycle. Progress after each phase.
+    VolumeSeries generate(std::function<void(double)> progress = {}) const;
+    /// The volume at any point of the cycle (phase01 wraps: 1.0 is 0.0). generate() uses
+    /// generatePhase(k / phases); the noise depends on the seed and the phase only.
+    Volume generatePhase(double phase01) const;
+
+    /// Voxel counts and the position of voxel (0,0,0) shared by every phase. The volume
+    /// covers the whole heart over the cycle with a margin of at least 4 voxels; the base
+    /// plane z = 0 lies half-way between two voxel layers.
+    std::array<int, 3> dimensions() const { return dims_; }
+    sph::Vec3 origin() const { return origin_; }
+
+    /// Analytic LV cavity volume (below the valve plane), millilitres. V(0) = EDV, the
+    /// minimum EDV*(1-EF) is held from 0.30 to 0.40 of the cycle (end systole at 0.35).
+    double lvVolumeMl(double phase01) const;
+    double ejectionFractionAnalytic() const;
+    static constexpr double endSystolicPhase() { return 0.35; }
+    /// Analytic left-atrial ellipsoid volume before trimming at the valve plane, ml.
+    double laVolumeMl(double phase01) const;
+
+    ValveDisc mitralValve(double phase01) const;
+    ValveDisc aorticValve(double phase01) const;
+    EllipsoidShape leftAtrium(double phase01) const;
+    VesselTube aorta() const;
+    /// A point on the LV long axis half-way between apex and base (inside the cavity).
+    sph::Vec3 lvCavityCenter(double phase01) const;
+    /// Distance from base plane to apex of the cavity, mm.
+    double lvLengthMm(double phase01) const;
+    /// LV myocardium thickness at this phase (myocardial volume is kept about constant).
+    double lvWallThicknessMm(double phase01) const;
+
+    /// What the phantom holds at a point (mm) and phase, without partial volume or noise.
+    Tissue tissueAt(sph::Vec3 p, double phase01) const;
+
+private:
+    PhantomParameters params_;
+    std::array<int, 3> dims_{};
+    sph::Vec3 origin_{};
+};
+
+} // namespace atrium::heart

@@ -1,0 +1,78 @@
+#pragma once
+// Conversion between VTK polygonal data and the solver's sph::TriangleMesh, and the
+// mesh statistics the heart pipeline and its tests use (boundary and non-manifold
+// edges, orientation consistency, minimum angles, connected components).
+//
+// Units are whatever the mesh carries; in sim/heart that is millimetres.
+
+#include "sim/sph/TriangleMesh.h"
+
+#include <vtkSmartPointer.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+class vtkPolyData;
+
+namespace atrium::heart {
+
+/// Triangles of `polyData`: triangles are kept as they are, polygons are triangulated
+/// (ear cut, winding kept), triangle strips are decomposed. Vertices, lines and cells
+/// that cannot be triangulated are dropped; their number goes to `droppedCells`.
+/// Every point becomes a vertex with the same index (point ids are kept, also for points
+/// no triangle uses), so a series of meshes with fixed topology keeps its correspondence.
+/// Throws std::invalid_argument for a null input, std::runtime_error for a non-finite
+/// point or more than 2^32-1 points.
+sph::TriangleMesh toTriangleMesh(vtkPolyData* polyData, std::size_t* droppedCells = nullptr);
+
+/// vtkPolyData with float points (same order) and one triangle cell per triangle.
+vtkSmartPointer<vtkPolyData> toPolyData(const sph::TriangleMesh& mesh);
+
+using Edge = std::array<std::uint32_t, 2>;
+
+/// Every undirected edge of a mesh once, with the triangles that use it.
+struct EdgeTable {
+    struct Entry {
+        std::uint32_t a, b;        ///< a < b
+        std::uint32_t firstUse;    ///< index into `useTriangle` / `useForward`
+        std::uint32_t useCount;    ///< triangles using the edge: 1 boundary, 2 interior, >2 non-manifold
+    };
+    std::vector<Entry> edges;                              ///< sorted by (a, b)
+    std::vector<std::uint32_t> useTriangle;                ///< triangle of each use
+    std::vector<std::uint8_t> useForward;                  ///< 1 when that triangle runs a -> b
+    std::vector<std::array<std::uint32_t, 3>> triangleEdges; ///< edge index of (v0v1, v1v2, v2v0)
+};
+EdgeTable buildEdgeTable(const sph::TriangleMesh& mesh);
+
+/// Edges used by exactly one triangle, directed as that triangle runs them.
+std::vector<Edge> boundaryEdges(const sph::TriangleMesh& mesh);
+/// Edges used by more than two triangles.
+std::size_t nonManifoldEdgeCount(const sph::TriangleMesh& mesh);
+/// Edges used by exactly two triangles that both run it in the same direction
+/// (inconsistent winding; 0 for an oriented surface).
+std::size_t inconsistentlyOrientedEdgeCount(const sph::TriangleMesh& mesh);
+
+/// Statistics of each triangle's smallest interior angle, in degrees: the minimum over
+/// the mesh, its 1st percentile and its mean. A degenerate triangle counts as 0 degrees.
+/// All zero for a mesh without triangles.
+struct AngleStats {
+    double minDeg = 0.0, p01Deg = 0.0, meanDeg = 0.0;
+};
+AngleStats minimumAngles(const sph::TriangleMesh& mesh);
+
+/// Connected components of the triangles (two triangles are connected when they share
+/// a vertex), numbered in order of their first triangle.
+struct Components {
+    std::size_t count = 0;
+    std::vector<std::uint32_t> triangleComponent;  ///< component of each triangle
+    std::vector<std::size_t> trianglesPerComponent;
+};
+Components connectedComponents(const sph::TriangleMesh& mesh);
+
+/// Removes the vertices no triangle uses, keeping the order of the others, and renumbers
+/// the triangles. Returns the map old index -> new index (UINT32_MAX for removed ones).
+std::vector<std::uint32_t> compactVertices(sph::TriangleMesh& mesh);
+
+} // namespace atrium::heart
