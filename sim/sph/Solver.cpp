@@ -56,11 +56,12 @@ Aabb sceneBounds(const Scene& scene) {
 }
 
 /// Poyart 2016, 3.5.1: rho0 is the mean density of the initial distribution (eq. 3.1).
-/// Particles at walls and free surfaces miss neighbours, so that mean lies below the
-/// bulk density by 10-40 % for blocks of a few thousand particles, and the Tait
-/// equation (gamma = 7) turns the difference into a pressure that blows the fluid
-/// apart. Bulk mode therefore averages only the particles with a full neighbourhood:
-/// those within 3 % of the 90th percentile of density.
+/// Particles at free surfaces (and, without the walls' kernel integrals, at walls)
+/// miss neighbours, so that mean lies below the bulk density by up to 10-40 % for
+/// blocks of a few thousand particles, and the Tait equation (gamma = 7) turns the
+/// difference into a pressure that blows the fluid apart. Bulk mode therefore averages
+/// only the particles with a full neighbourhood: those within 3 % of the 90th
+/// percentile of density.
 float initialRestDensity(std::vector<float> density, SolverParameters::RestDensitySource source) {
     if (source == SolverParameters::RestDensitySource::Bulk) {
         std::vector<float> sorted = density;
