@@ -74,7 +74,9 @@ struct Emitter {
 /// A wall that may move: a built-in analytic shape for tests and demos. Later issues
 /// add heart meshes (sim/heart) through Solver::setWallMesh.
 struct WallMeshSpec {
-    enum class Kind { None, Sphere } kind = Kind::None;
+    /// External: the caller supplies the wall mesh (Solver's constructor, then
+    /// setWallMesh for each new pose), e.g. the beating heart of sim/heart.
+    enum class Kind { None, Sphere, External } kind = Kind::None;
     Vec3 center;
     float radius = 0.f;
     int subdivisions = 3;

@@ -36,7 +36,7 @@ void validate(const Scene& scene) {
 }
 
 /// Bounds of everything particles may occupy, padded by one kernel radius.
-Aabb sceneBounds(const Scene& scene) {
+Aabb sceneBounds(const Scene& scene, const TriangleMesh* wall) {
     if (scene.parameters.domain) return *scene.parameters.domain;
     Aabb b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
     const auto add = [&](Vec3 lo, Vec3 hi) {
@@ -48,6 +48,7 @@ Aabb sceneBounds(const Scene& scene) {
         const float r = scene.wall.radius * (1.f + std::fabs(scene.wall.pulseAmplitude));
         add(scene.wall.center - Vec3{r, r, r}, scene.wall.center + Vec3{r, r, r});
     }
+    if (wall) add(wall->bounds().lo, wall->bounds().hi);
     for (const FluidBlock& f : scene.fluidBlocks) add(f.bounds.lo, f.bounds.hi);
     for (const Emitter& e : scene.emitters)
         add(e.position - Vec3{e.radius, e.radius, e.radius}, e.position + Vec3{e.radius, e.radius, e.radius});
@@ -78,20 +79,32 @@ float initialRestDensity(std::vector<float> density, SolverParameters::RestDensi
 } // namespace
 
 Solver::Solver(Scene scene, BackendKind backend) : scene_(std::move(scene)) {
+    require(scene_.wall.kind != WallMeshSpec::Kind::External, "an external wall needs its first mesh");
+    backend_ = backend == BackendKind::Cuda ? makeCudaBackend() : makeCpuBackend();
+    initialise(nullptr, nullptr);
+}
+
+Solver::Solver(Scene scene, BackendKind backend, const TriangleMesh& wall, const std::vector<Vec3>* wallVelocity)
+    : scene_(std::move(scene)) {
+    require(scene_.wall.kind == WallMeshSpec::Kind::External, "a wall mesh was given but wall.kind is not External");
+    backend_ = backend == BackendKind::Cuda ? makeCudaBackend() : makeCpuBackend();
+    initialise(&wall, wallVelocity);
+}
+
+void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallVelocity) {
     validate(scene_);
     SolverParameters& p = scene_.parameters;
     if (p.wallMargin <= 0.f) p.wallMargin = 0.5f * p.particleSpacing;
     for (Emitter& e : scene_.emitters) e.direction = normalized(e.direction);
     for (BoundaryPlane& pl : scene_.planes) pl.normal = normalized(pl.normal);
 
-    backend_ = backend == BackendKind::Cuda ? makeCudaBackend() : makeCpuBackend();
     if (!backend_) throw std::runtime_error("CUDA backend unavailable: " + cudaBackendStatus());
 
     kernels_ = SphKernels::forRadius(p.kernelRadius);
     wallOffset_ = wallDistanceOffset(p.particleSpacing, p.kernelRadius);
     mass_ = p.referenceDensity * p.particleSpacing * p.particleSpacing * p.particleSpacing;
 
-    const Aabb domain = sceneBounds(scene_);
+    const Aabb domain = sceneBounds(scene_, wall);
     grid_.origin = domain.lo;
     grid_.cellSize = p.kernelRadius;
     const Vec3 extent = domain.size();
@@ -107,6 +120,8 @@ Solver::Solver(Scene scene, BackendKind backend) : scene_(std::move(scene)) {
     if (scene_.wall.kind == WallMeshSpec::Kind::Sphere) {
         wallRestMesh_ = TriangleMesh::icosphere(scene_.wall.center, scene_.wall.radius, scene_.wall.subdivisions);
         updateAnalyticWall();
+    } else if (wall) {
+        setWallMesh(*wall, wallVelocity);
     }
     seed();
 
@@ -218,6 +233,20 @@ void Solver::advanceFrame() {
     for (int s = 0; s < p.substepsPerFrame; ++s) step(dtFrame);
 }
 
+void Solver::relax(int steps) {
+    const double time = time_;
+    const std::uint64_t count = steps_;
+    HostParticles h;
+    for (int i = 0; i < steps; ++i) {
+        step();
+        backend_->download(FieldPosition, h);
+        backend_->setParticles(h.position, std::vector<Vec3>(h.position.size()));
+        time_ = time;
+        lastMaxSpeed_ = 0.f;
+    }
+    steps_ = count;
+}
+
 void Solver::checkHealth(const StepOutput& out, float dt) const {
     const SolverParameters& p = scene_.parameters;
     const bool nonFinite = out.nonFinite > 0 || !std::isfinite(out.maxSpeed);
@@ -238,6 +267,7 @@ void Solver::checkHealth(const StepOutput& out, float dt) const {
 void Solver::emit(float dt) {
     const SolverParameters& p = scene_.parameters;
     std::vector<Vec3> positions, velocities;
+    std::vector<std::size_t> source; // emitter of each candidate
     for (std::size_t k = 0; k < scene_.emitters.size(); ++k) {
         const Emitter& e = scene_.emitters[k];
         if (time_ < e.start || time_ >= e.end) continue;
@@ -250,14 +280,53 @@ void Solver::emit(float dt) {
             const std::size_t total = backend_->size() + positions.size() + layer.size();
             const double allowed = e.rate > 0.f ? double(e.rate) * (time_ + dt - e.start) : 1e300;
             if (total > p.maxParticles || double(emitterEmitted_[k] + layer.size()) > allowed) continue;
-            emitterEmitted_[k] += layer.size();
             positions.insert(positions.end(), layer.begin(), layer.end());
             velocities.insert(velocities.end(), layer.size(), e.direction * e.speed);
+            source.insert(source.end(), layer.size(), k);
         }
     }
     if (positions.empty()) return;
+    dropOccupied(positions, velocities, source);
+    if (positions.empty()) return;
+    for (std::size_t k : source) ++emitterEmitted_[k];
     accounting_.emitted += positions.size();
     backend_->appendParticles(positions, velocities);
+}
+
+void Solver::dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& velocities,
+                          std::vector<std::size_t>& source) const {
+    // An emitter adds blood only where there is room: a new particle closer than 3/4
+    // of a spacing to an existing one would be compressed to ~2.4x rho0 (Tait: p_max)
+    // and blow the fluid apart. Layers are due every spacing / speed seconds, so the
+    // read-back of positions stays rare.
+    if (backend_->size() == 0) return;
+    const float r = 0.75f * scene_.parameters.particleSpacing;
+    Aabb box{positions.front(), positions.front()};
+    for (const Vec3& x : positions) {
+        box.lo = componentMin(box.lo, x);
+        box.hi = componentMax(box.hi, x);
+    }
+    box.lo -= Vec3{r, r, r};
+    box.hi += Vec3{r, r, r};
+    HostParticles h;
+    backend_->download(FieldPosition, h);
+    std::vector<char> blocked(positions.size(), 0);
+    for (const Vec3& q : h.position) {
+        if (!box.contains(q)) continue;
+        for (std::size_t c = 0; c < positions.size(); ++c)
+            if (lengthSquared(positions[c] - q) < r * r) blocked[c] = 1;
+    }
+    std::size_t kept = 0;
+    for (std::size_t c = 0; c < positions.size(); ++c) {
+        if (blocked[c]) continue;
+        positions[kept] = positions[c];
+        velocities[kept] = velocities[c];
+        source[kept] = source[c];
+        ++kept;
+    }
+    positions.resize(kept);
+    velocities.resize(kept);
+    source.resize(kept);
 }
 
 void Solver::updateAnalyticWall() {

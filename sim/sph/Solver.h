@@ -58,6 +58,8 @@ public:
     /// Seeds the scene and computes the rest density. Throws std::invalid_argument for
     /// an impossible scene and std::runtime_error if the backend is unavailable.
     explicit Solver(Scene scene, BackendKind backend = BackendKind::Cpu);
+    /// For scene.wall.kind == External: the wall's first pose, used to seed the fluid.
+    Solver(Scene scene, BackendKind backend, const TriangleMesh& wall, const std::vector<Vec3>* wallVelocity = nullptr);
     ~Solver();
     Solver(const Solver&) = delete;
     Solver& operator=(const Solver&) = delete;
@@ -68,6 +70,12 @@ public:
     void step(float dtMax);
     /// One rendered frame: substepsPerFrame sub-steps of min(1/(fps*substeps), CFL).
     void advanceFrame();
+
+    /// Dynamic relaxation of the initial state: `steps` sub-steps after each of which
+    /// every velocity is set to zero, so particles seeded on a lattice against curved
+    /// walls settle into their rest spacing before the simulation starts. The clock
+    /// and the step count are left where they were.
+    void relax(int steps);
 
     /// Replaces the wall mesh (e.g. the next heart sub-frame). Vertex velocities (m/s),
     /// if given, make the wall push the fluid; the wall field is rebuilt.
@@ -101,10 +109,12 @@ public:
     void resetStageTimes();
 
 private:
+    void initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallVelocity);
     StepInput makeStepInput(float dt) const;
     float cflTimeStep() const;
     void seed();
     void emit(float dt);
+    void dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& velocities, std::vector<std::size_t>& source) const;
     void updateAnalyticWall();
     void checkHealth(const StepOutput& out, float dt) const;
 
