@@ -30,6 +30,10 @@ struct GridGeometry {
     std::size_t cellCount() const { return std::size_t(nx) * ny * nz; }
 };
 
+/// Rank of every cell (by linear index) along the Morton (Z-order) curve, for
+/// GridGeometry::zOrder; both backends sort particles by these keys.
+std::vector<std::uint32_t> zOrderRanks(const GridGeometry& grid);
+
 /// Everything one sub-step needs, with parameters resolved (rest density known).
 struct StepInput {
     float dt = 0.f;

@@ -27,19 +27,6 @@ double msSince(Clock::time_point t0) {
 
 constexpr std::size_t kGrain = 512;
 
-/// Interleaves the low 10 bits of x, y, z (Morton code).
-std::uint32_t morton3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-    const auto spread = [](std::uint32_t v) {
-        v &= 0x3ffu;
-        v = (v | (v << 16)) & 0x30000ffu;
-        v = (v | (v << 8)) & 0x300f00fu;
-        v = (v | (v << 4)) & 0x30c30c3u;
-        v = (v | (v << 2)) & 0x9249249u;
-        return v;
-    };
-    return spread(x) | (spread(y) << 1) | (spread(z) << 2);
-}
-
 class CpuBackend final : public Backend {
 public:
     std::string name() const override { return "cpu"; }
@@ -165,19 +152,7 @@ private:
         if (!changed && !cellStart_.empty()) return;
         cellStart_.assign(g.cellCount() + 2, 0);
         zRank_.clear();
-        if (g.zOrder) {
-            // Rank of every cell along the Morton curve (stable for ties beyond 1024).
-            std::vector<std::pair<std::uint32_t, std::uint32_t>> codes(g.cellCount());
-            for (int z = 0; z < g.nz; ++z)
-                for (int y = 0; y < g.ny; ++y)
-                    for (int x = 0; x < g.nx; ++x) {
-                        const std::uint32_t lin = linearCell(x, y, z);
-                        codes[lin] = {morton3(std::uint32_t(x), std::uint32_t(y), std::uint32_t(z)), lin};
-                    }
-            std::sort(codes.begin(), codes.end());
-            zRank_.resize(g.cellCount());
-            for (std::uint32_t r = 0; r < codes.size(); ++r) zRank_[codes[r].second] = r;
-        }
+        if (g.zOrder) zRank_ = zOrderRanks(g);
     }
 
     /// Counting sort of particles by cell key; removed particles get the key one past
@@ -266,16 +241,8 @@ private:
     // --- physics passes ---------------------------------------------------------------
 
     static float equationOfState(const StepInput& in, float rho) {
-        float p;
-        if (in.equationOfState == EquationOfState::Tait) {
-            const float ratio = rho / in.restDensity;
-            const float r2 = ratio * ratio, r4 = r2 * r2;
-            p = in.eosStiffness * (r4 * r2 * ratio - 1.f);
-        } else {
-            p = in.eosStiffness * (rho - in.restDensity);
-        }
-        if (in.clampNegativePressure && p < 0.f) p = 0.f;
-        return std::min(p, in.maxPressure);
+        return pressureFromDensity(rho, in.equationOfState == EquationOfState::Tait, in.restDensity, in.eosStiffness,
+                                   in.clampNegativePressure, in.maxPressure);
     }
 
     WallNeighbourhood wallsNear(const StepInput& in, Vec3 p, const WallFieldView* wall) const {

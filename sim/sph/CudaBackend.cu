@@ -181,18 +181,6 @@ std::uint32_t blocksFor(std::size_t n) {
     return std::uint32_t(std::max<std::size_t>(1, (n + kBlockSize - 1) / kBlockSize));
 }
 
-/// Interleaves the low 10 bits of x, y, z (Morton code); same as CpuBackend.
-std::uint32_t morton3(std::uint32_t x, std::uint32_t y, std::uint32_t z) {
-    const auto spread = [](std::uint32_t v) {
-        v &= 0x3ffu;
-        v = (v | (v << 16)) & 0x30000ffu;
-        v = (v | (v << 8)) & 0x300f00fu;
-        v = (v | (v << 4)) & 0x30c30c3u;
-        v = (v | (v << 2)) & 0x9249249u;
-        return v;
-    };
-    return spread(x) | (spread(y) << 1) | (spread(z) << 2);
-}
 
 // --- kernels ------------------------------------------------------------------------
 
@@ -781,17 +769,7 @@ private:
         scanTemp_.reserve(std::max<std::size_t>(tempBytes, 1), 0, stream_);
         scanTempBytes_ = tempBytes;
         if (g.zOrder) {
-            // Rank of every cell along the Morton curve, built exactly as on the CPU.
-            std::vector<std::pair<std::uint32_t, std::uint32_t>> codes(cells);
-            for (int z = 0; z < g.nz; ++z)
-                for (int y = 0; y < g.ny; ++y)
-                    for (int x = 0; x < g.nx; ++x) {
-                        const std::uint32_t lin = std::uint32_t((std::size_t(z) * g.ny + y) * g.nx + x);
-                        codes[lin] = {morton3(std::uint32_t(x), std::uint32_t(y), std::uint32_t(z)), lin};
-                    }
-            std::sort(codes.begin(), codes.end());
-            std::vector<std::uint32_t> rank(cells);
-            for (std::uint32_t r = 0; r < codes.size(); ++r) rank[codes[r].second] = r;
+            const std::vector<std::uint32_t> rank = zOrderRanks(g); // as on the CPU
             zRank_.reserve(cells, 0, stream_);
             ATRIUM_CUDA_CHECK(cudaMemcpyAsync(zRank_.get(), rank.data(), cells * sizeof(std::uint32_t),
                                               cudaMemcpyHostToDevice, stream_));

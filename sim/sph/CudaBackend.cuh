@@ -133,16 +133,7 @@ ATRIUM_HD void forEachCandidate(const DeviceGrid& g, const std::uint32_t* __rest
 // --- physics (mirrors CpuBackend::equationOfState / densityPass / forcePass) ------------
 
 ATRIUM_HD float equationOfState(const DeviceStep& s, float rho) {
-    float p;
-    if (s.tait) {
-        const float ratio = rho / s.restDensity;
-        const float r2 = ratio * ratio, r4 = r2 * r2;
-        p = s.eosStiffness * (r4 * r2 * ratio - 1.f);
-    } else {
-        p = s.eosStiffness * (rho - s.restDensity);
-    }
-    if (s.clampNegativePressure && p < 0.f) p = 0.f;
-    return s.maxPressure < p ? s.maxPressure : p; // std::min(p, maxPressure), NaN kept
+    return pressureFromDensity(rho, s.tait, s.restDensity, s.eosStiffness, s.clampNegativePressure, s.maxPressure);
 }
 
 /// The walls near p (box faces, two-sided planes, wall mesh) as missing neighbours;

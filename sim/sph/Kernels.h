@@ -62,4 +62,21 @@ struct SphKernels {
     }
 };
 
+/// Equation of state (Pa): Tait p = B((rho/rho0)^7 - 1) (Becker & Teschner 2007) or
+/// linear p = k (rho - rho0), negative values optionally clamped to 0, and the result
+/// clamped at p_max (Poyart 2016, eq. 2.12). A NaN density stays NaN (blow-up check).
+ATRIUM_HD float pressureFromDensity(float rho, bool tait, float restDensity, float stiffness, bool clampNegative,
+                                    float maxPressure) {
+    float p;
+    if (tait) {
+        const float ratio = rho / restDensity;
+        const float r2 = ratio * ratio, r4 = r2 * r2;
+        p = stiffness * (r4 * r2 * ratio - 1.f);
+    } else {
+        p = stiffness * (rho - restDensity);
+    }
+    if (clampNegative && p < 0.f) p = 0.f;
+    return maxPressure < p ? maxPressure : p;
+}
+
 } // namespace atrium::sph
