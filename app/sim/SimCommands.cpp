@@ -2,6 +2,8 @@
 
 #include "app/sim/BenchmarkScenes.h"
 #include "app/sim/ParticleSnapshotWriter.h"
+#include "sim/heart/HeartPipeline.h"
+#include "sim/heart/HeartSimulation.h"
 #include "sim/sph/SceneFile.h"
 #include "sim/sph/Solver.h"
 
@@ -41,7 +43,7 @@ struct Options {
                 continue;
             }
             if (std::find(bare.begin(), bare.end(), a) != bare.end()) {
-                o.values[a] = "1";
+                o.values.insert_or_assign(a, std::string(1, '1'));
             } else if (std::find(withValue.begin(), withValue.end(), a) != withValue.end()) {
                 if (i + 1 >= args.size()) throw UsageError(a + " needs a value");
                 o.values[a] = args[++i];
@@ -137,6 +139,12 @@ int guarded(std::ostream& err, const std::function<int()>& body) {
     } catch (const sph::SceneError& e) {
         err << "atrium-sim: " << e.what() << "\n";
         return 2;
+    } catch (const heart::VolumeError& e) {
+        err << "atrium-sim: " << e.what() << "\n";
+        return 2;
+    } catch (const heart::MeshError& e) {
+        err << "atrium-sim: " << e.what() << "\n";
+        return 2;
     } catch (const std::invalid_argument& e) {
         err << "atrium-sim: " << e.what() << "\n";
         return 2;
@@ -158,6 +166,10 @@ std::string usage() {
            "      stats line and, with --out, writes DIR/particles_<step>.vtp and DIR/particles.pvd (ParaView).\n"
            "  atrium-sim bench --scene dam-break|heart --particles N [--steps S] [--backend cpu|cuda] [--json]\n"
            "      Times S steps (default 100) after a warm-up and prints one JSON object.\n"
+           "  atrium-sim heart [--phantom NAME | --volumes PATTERN | --meshes PATTERN] [--beats B]\n"
+           "                   [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--json]\n"
+           "      Builds (or loads from the cache) the moving heart, fills it with blood and runs B beats\n"
+           "      (default 1); prints one JSON object. Phantoms: adult, athlete, heart-failure, child.\n"
            "  atrium-sim backends\n"
            "      Says which backends this build and machine can run.\n";
 }
@@ -255,6 +267,115 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         } else {
             out << r.dump(2) << "\n";
         }
+        return 0;
+    });
+}
+
+int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    return guarded(err, [&] {
+        const Options o = Options::parse(
+            args, {"--phantom", "--volumes", "--meshes", "--beats", "--particles", "--backend", "--cycle"}, {"--json"});
+        if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
+        const int sources = int(o.get("--phantom").has_value()) + int(o.get("--volumes").has_value()) +
+                            int(o.get("--meshes").has_value());
+        if (sources > 1) throw UsageError("give one of --phantom, --volumes, --meshes");
+        double cycle = 0.8;
+        if (const auto c = o.get("--cycle")) {
+            try {
+                cycle = std::stod(*c);
+            } catch (const std::exception&) {
+                cycle = 0.0;
+            }
+            if (!(cycle > 0.0)) throw UsageError("--cycle expects seconds > 0, got '" + *c + "'");
+        }
+        double beats = 1.0;
+        if (const auto b = o.get("--beats")) {
+            try {
+                beats = std::stod(*b);
+            } catch (const std::exception&) {
+                beats = 0.0;
+            }
+            if (!(beats > 0.0)) throw UsageError("--beats expects a number > 0, got '" + *b + "'");
+        }
+        const auto particles = std::size_t(o.integer("--particles", 15000, 100));
+
+        heart::HeartSource source = heart::HeartSource::fromPreset(o.get("--phantom").value_or("adult"));
+        if (const auto v = o.get("--volumes")) source = heart::HeartSource::fromVolumes(*v, std::nullopt, cycle);
+        if (const auto m = o.get("--meshes")) source = heart::HeartSource::fromMeshes(*m, cycle);
+        heart::PipelineSettings settings;
+        settings.interpolation.subframes = 24; // < 1 mm wall travel per sub-frame on the adult phantom
+        heart::PipelineReport report;
+        std::string lastStage;
+        const bool tty = isatty(STDERR_FILENO) == 1;
+        const heart::MovingHeartMesh moving =
+            heart::loadHeart(source, settings, &report, [&](const std::string& stage, double fraction) {
+                if (stage != lastStage || tty) {
+                    err << (tty ? "\r" : "") << "heart: " << stage << " " << int(100 * fraction) << "%"
+                        << (tty ? "\033[K" : "\n") << std::flush;
+                    lastStage = stage;
+                }
+            });
+        if (tty) err << "\n";
+
+        heart::HeartAnatomy anatomy;
+        if (source.kind == heart::HeartSource::Kind::Phantom)
+            anatomy = heart::HeartAnatomy::fromPhantom(heart::HeartPhantom(source.phantomParameters()));
+        std::vector<double> lv;
+        for (int k = 0; k < moving.phaseCount(); ++k) lv.push_back(heart::ventricleVolumeMl(moving.phaseMesh(k), anatomy));
+        const double edv = *std::max_element(lv.begin(), lv.end()), esv = *std::min_element(lv.begin(), lv.end());
+
+        // Particle spacing for about N particles in the blood pool at the first pose.
+        const double poolMl = report.bloodPoolVolumeMl.empty() ? lv.front() : report.bloodPoolVolumeMl.front();
+        heart::HeartSimulationSettings hs;
+        hs.particleSpacingMm = std::cbrt(poolMl * 1000.0 / double(particles));
+        hs.backend = backendFrom(o);
+        heart::HeartSimulation sim(moving, report.cycleSeconds, anatomy, hs);
+        const sph::Solver& solver = sim.solver();
+        err << "heart: " << solver.particleCount() << " particles at " << hs.particleSpacingMm << " mm on "
+            << solver.backendName() << "\n";
+
+        ProgressLine progress(err, "heart", 1000);
+        const std::uint64_t steps0 = solver.stepCount();
+        const std::uint64_t leaked0 = solver.accounting().leaked;
+        double particleSum = 0.0;
+        std::uint64_t samples = 0;
+        const auto t0 = std::chrono::steady_clock::now();
+        sim.runBeats(beats, [&](double fraction) {
+            particleSum += double(solver.particleCount());
+            ++samples;
+            progress.update(std::uint64_t(1000 * std::min(fraction, 1.0)), solver);
+        });
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        progress.finish();
+        const std::uint64_t steps = solver.stepCount() - steps0;
+        const double meanParticles = samples ? particleSum / double(samples) : double(solver.particleCount());
+
+        std::string sourceName = source.kind == heart::HeartSource::Kind::Phantom
+                                     ? "phantom:"
+                                     : (source.kind == heart::HeartSource::Kind::Volumes ? "volumes:" : "meshes:");
+        sourceName.append(source.kind == heart::HeartSource::Kind::Phantom ? source.phantomPreset : source.pattern);
+        nlohmann::json r = {
+            {"source", sourceName},
+            {"phases", report.phases},
+            {"triangles", {{"min", report.trianglesPerPhaseMin}, {"max", report.trianglesPerPhaseMax}}},
+            {"lv_volume_ml", lv},
+            {"ejection_fraction", edv > 0 ? (edv - esv) / edv : 0.0},
+            {"blood_pool_volume_ml", report.bloodPoolVolumeMl},
+            {"max_subframe_displacement_mm", report.maxSubframeDisplacementMm},
+            {"particle_spacing_mm", hs.particleSpacingMm},
+            {"particles", solver.particleCount()},
+            {"beats", sim.beats()},
+            {"leaked_fraction_per_beat",
+             double(solver.accounting().leaked - leaked0) / std::max(meanParticles, 1.0) / std::max(sim.beats(), 1e-9)},
+            {"removed_by_outlets", solver.accounting().removedByOutlets},
+            {"emitted", solver.accounting().emitted},
+            {"ms_per_step", steps ? ms / double(steps) : 0.0},
+            {"ms_mesh_update", sim.meshUpdates() ? sim.meshUpdateMs() / double(sim.meshUpdates()) : 0.0},
+            {"backend", solver.backendName()},
+            {"from_cache", report.fromCache},
+            {"pipeline_seconds", report.secondsTotal},
+        };
+        out << (o.get("--json") ? r.dump() : r.dump(2)) << "\n";
         return 0;
     });
 }

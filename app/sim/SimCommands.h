@@ -14,6 +14,10 @@ int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 /// atrium-sim bench --scene dam-break|heart --particles N [--steps S] [--backend cpu|cuda] [--json]
 int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// atrium-sim heart [--phantom NAME | --volumes PATTERN | --meshes PATTERN] [--beats B]
+///                  [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--json]
+int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
+
 /// Usage text for all commands.
 std::string usage();
 

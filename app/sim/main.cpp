@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
     args.erase(args.begin());
     if (command == "run") return runCommand(args, std::cout, std::cerr);
     if (command == "bench") return benchCommand(args, std::cout, std::cerr);
+    if (command == "heart") return heartCommand(args, std::cout, std::cerr);
     if (command == "backends") {
         std::cout << "cpu: available\ncuda: "
                   << (atrium::sph::cudaBackendAvailable() ? "available, " : "unavailable, ")

@@ -75,6 +75,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <iosfwd>
 #include <span>
 #include <vector>
 
@@ -210,6 +211,23 @@ public:
     /// Largest halfwayMismatch(k).max over the cycle (mm).
     double maxHalfwayMismatch() const;
 
+    /// Writes the whole moving mesh (phase meshes, half-way displacements, mismatches,
+    /// sub-frame count, refinement flag) in a binary little-endian format ending with an
+    /// FNV-1a 64 checksum, so that load() restores it without recomputation:
+    ///   "ATRMHM01" magic (8 bytes), u32 format version (1), u32 phases, u32 sub-frames,
+    ///   u32 flags (bit 0: refined); per phase: u64 vertex count n, u64 triangle count t,
+    ///   n x 3 f32 vertices, t x 3 u32 triangles, n x 3 f32 forward, n x 3 f32 backward
+    ///   displacements, 4 f64 mismatch (meanForward, meanBackward, mean, max);
+    ///   u64 FNV-1a 64 of every preceding byte.
+    /// Throws std::runtime_error when the stream fails.
+    void save(std::ostream& out) const;
+    /// Reads what save() wrote. Throws std::runtime_error naming what is wrong for a
+    /// stream that is truncated, has another magic or version, implausible counts, an
+    /// index out of range, a non-finite value or a checksum mismatch (a corrupt stream
+    /// never yields a mesh; arrays are read in bounded chunks, so a corrupt count cannot
+    /// make it allocate more than the stream actually holds).
+    static MovingHeartMesh load(std::istream& in);
+
 private:
     MovingHeartMesh() = default; // only build() makes one: a built mesh always has >= 2 phases
 
@@ -220,6 +238,9 @@ private:
     };
     /// Interval k, s in [0, 1) -> which mesh, which displacement, which factor.
     FrameRef locate(int interval, double s) const;
+    /// The sub-frame table and maxSubframeDisplacement_ from phases_, forward_,
+    /// backward_ and subframes_ (shared by build() and load()).
+    void buildFrameTable();
     int wrapPhase(int k) const;
     int wrapFrame(int f) const;
 

@@ -111,3 +111,33 @@ TEST(SimCli, CudaBackendRunsOrFailsClearly) {
     EXPECT_EQ(r.code, 4);
     EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
 }
+
+TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
+    const fs::path cache = tempDir("heart-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1); // keep the user's cache out of it
+    const Result r = run(heartCommand, {"--phantom", "adult", "--beats", "0.01", "--particles", "3000", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    for (const char* key : {"phases", "triangles", "lv_volume_ml", "ejection_fraction", "max_subframe_displacement_mm",
+                            "particle_spacing_mm", "leaked_fraction_per_beat", "ms_per_step", "ms_mesh_update"})
+        EXPECT_TRUE(j.contains(key)) << key;
+    EXPECT_EQ(j["phases"], 10);
+    EXPECT_EQ(j["lv_volume_ml"].size(), 10u);
+    EXPECT_NEAR(j["ejection_fraction"].get<double>(), 0.6, 0.03) << "the adult phantom's EF";
+    EXPECT_NEAR(j["lv_volume_ml"][0].get<double>(), 120.0, 6.0) << "the adult phantom's EDV";
+    EXPECT_LT(j["max_subframe_displacement_mm"].get<double>(), 0.5 * j["particle_spacing_mm"].get<double>());
+    EXPECT_FALSE(j["from_cache"].get<bool>());
+    // A second start reads the processed heart from the cache.
+    const Result again = run(heartCommand, {"--phantom", "adult", "--beats", "0.01", "--particles", "3000", "--json"});
+    ASSERT_EQ(again.code, 0) << again.err;
+    EXPECT_TRUE(nlohmann::json::parse(again.out)["from_cache"].get<bool>());
+    fs::remove_all(cache);
+}
+
+TEST(SimCli, HeartNamesTheMissingInput) {
+    const Result r = run(heartCommand, {"--volumes", "/nonexistent/heart_%02d.vti", "--beats", "0.01"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
+    EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--meshes", "x"}).code, 1) << "two sources";
+    EXPECT_EQ(run(heartCommand, {"--phantom", "nosuch"}).code, 2) << "unknown preset";
+}

@@ -1,0 +1,584 @@
+#include "sim/heart/HeartPipeline.h"
+
+#include "sim/heart/VolumeSeries.h"
+
+#include <algorithm>
+#include <bit>
+#include <cctype>
+#include <chrono>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <locale>
+#include <random>
+#include <sstream>
+#include <stdexcept>
+#include <system_error>
+#include <type_traits>
+#include <utility>
+
+#include <unistd.h>
+
+namespace atrium::heart {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+/// Bump whenever the pipeline's output for the same inputs changes (extraction,
+/// cleaning, interpolation algorithms) or the file layout changes.
+constexpr std::uint32_t kCacheFormatVersion = 1;
+constexpr char kCacheMagic[8] = {'A', 'T', 'R', 'H', 'E', 'A', 'R', 'T'};
+constexpr const char* kCacheExtension = ".atriumheart";
+constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
+constexpr std::uint64_t kFnvPrime = 1099511628211ull;
+/// Largest cache file read back (a moving heart is tens of MB).
+constexpr std::uintmax_t kMaxCacheBytes = std::uintmax_t(4) << 30;
+
+using Clock = std::chrono::steady_clock;
+double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
+
+std::uint64_t fnv1a(std::uint64_t hash, const char* p, std::size_t n) {
+    for (std::size_t i = 0; i < n; ++i) {
+        hash ^= static_cast<unsigned char>(p[i]);
+        hash *= kFnvPrime;
+    }
+    return hash;
+}
+
+std::string hex64(std::uint64_t v) {
+    std::ostringstream s;
+    s << std::hex << std::setw(16) << std::setfill('0') << v;
+    return s.str();
+}
+
+// ---------------------------------------------------------------------------------------
+// The key: a text naming everything the moving heart depends on.
+
+/// Exact, locale-independent text of a double.
+std::string exact(double v) {
+    std::ostringstream s;
+    s.imbue(std::locale::classic());
+    s << std::hexfloat << v;
+    return s.str();
+}
+
+void describeFile(std::ostringstream& key, const fs::path& file) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    const auto size64 = ec ? std::uintmax_t(0) : size;
+    std::error_code ecTime;
+    const auto time = fs::last_write_time(file, ecTime);
+    key << "file " << fs::absolute(file).lexically_normal().string() << " size " << size64 << " mtime "
+        << (ecTime ? 0 : static_cast<long long>(time.time_since_epoch().count())) << "\n";
+}
+
+bool isCacheFile(const fs::path& file) {
+    const std::string name = file.filename().string();
+    return name.find(kCacheExtension) != std::string::npos;
+}
+
+/// Every regular file under `directory` (recursively, sorted), but cache files.
+void describeDirectory(std::ostringstream& key, const fs::path& directory) {
+    std::vector<fs::path> files;
+    std::error_code ec;
+    for (fs::recursive_directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        std::error_code ecType;
+        if (it->is_regular_file(ecType) && !isCacheFile(it->path())) files.push_back(it->path());
+    }
+    std::sort(files.begin(), files.end());
+    key << "directory " << fs::absolute(directory).lexically_normal().string() << " files " << files.size() << "\n";
+    for (const fs::path& f : files) describeFile(key, f);
+}
+
+/// A frame of a series: a file (for MetaImage headers also the data files beside it
+/// that share its stem) or a DICOM directory.
+void describeFrame(std::ostringstream& key, const fs::path& frame) {
+    std::error_code ec;
+    if (fs::is_directory(frame, ec)) {
+        describeDirectory(key, frame);
+        return;
+    }
+    describeFile(key, frame);
+    std::string ext = frame.extension().string();
+    std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (ext == ".mhd") {
+        const fs::path parent = frame.has_parent_path() ? frame.parent_path() : fs::path(".");
+        std::vector<fs::path> companions;
+        for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
+            if (it->path() != frame && it->path().stem() == frame.stem()) companions.push_back(it->path());
+        std::sort(companions.begin(), companions.end());
+        for (const fs::path& c : companions) describeFile(key, c);
+    }
+}
+
+void describeInputs(std::ostringstream& key, const HeartSource& source) {
+    const std::string& pattern = source.pattern;
+    if (source.kind == HeartSource::Kind::Meshes) {
+        for (const fs::path& f : resolveMeshFrames(pattern)) describeFrame(key, f);
+        return;
+    }
+    // Volumes: a pattern names files or DICOM directories; a directory is read as a whole.
+    std::error_code ec;
+    if (pattern.find('%') == std::string::npos || fs::is_directory(pattern, ec)) {
+        if (pattern.empty()) throw VolumeError(pattern, "no series given (empty pattern or directory)");
+        if (!fs::exists(pattern, ec)) throw VolumeError(pattern, "does not exist");
+        if (!fs::is_directory(pattern, ec))
+            throw VolumeError(pattern, "is neither a directory nor a pattern with an integer field (such as "
+                                       "heart_%02d.vti)");
+        describeDirectory(key, pattern);
+        return;
+    }
+    for (const fs::path& f : resolveSeriesFrames(pattern, {})) describeFrame(key, f);
+}
+
+std::string cacheKeyText(const HeartSource& source, const PhantomParameters& phantom, const PipelineSettings& s) {
+    std::ostringstream key;
+    key.imbue(std::locale::classic());
+    key << "atrium moving heart cache, format " << kCacheFormatVersion << "\n";
+    switch (source.kind) {
+    case HeartSource::Kind::Phantom:
+        key << "source phantom\n"
+            << "heartRateBpm " << exact(phantom.heartRateBpm) << "\n"
+            << "endDiastolicVolumeMl " << exact(phantom.endDiastolicVolumeMl) << "\n"
+            << "ejectionFraction " << exact(phantom.ejectionFraction) << "\n"
+            << "phases " << phantom.phases << "\n"
+            << "voxelSizeMm " << exact(phantom.voxelSizeMm) << "\n"
+            << "noise " << exact(phantom.noise) << "\n"
+            << "seed " << phantom.seed << "\n"
+            << "wallThicknessMm " << exact(phantom.wallThicknessMm) << "\n"
+            << "rightHeart " << phantom.rightHeart << "\n"
+            << "bloodIntensity " << exact(phantom.bloodIntensity) << "\n"
+            << "myocardiumIntensity " << exact(phantom.myocardiumIntensity) << "\n"
+            << "backgroundIntensity " << exact(phantom.backgroundIntensity) << "\n";
+        break;
+    case HeartSource::Kind::Volumes:
+        key << "source volumes " << source.pattern << "\n";
+        describeInputs(key, source);
+        break;
+    case HeartSource::Kind::Meshes:
+        key << "source meshes " << source.pattern << "\n";
+        describeInputs(key, source);
+        break;
+    }
+    if (source.kind == HeartSource::Kind::Meshes) {
+        key << "mergeToleranceMm " << exact(s.meshCleaning.mergeToleranceMm) << "\n"
+            << "capHoles " << s.meshCleaning.capHoles << "\n"
+            << "maxHoleDiameterMm " << exact(s.meshCleaning.maxHoleDiameterMm) << "\n";
+    } else {
+        key << "isovalue " << (source.isovalue ? exact(double(*source.isovalue)) : std::string("suggested")) << "\n"
+            << "decimation " << exact(s.extraction.decimation) << "\n"
+            << "featureAngleDeg " << exact(s.extraction.featureAngleDeg) << "\n"
+            << "noiseBoxMm " << exact(s.noiseBoxMm) << "\n"
+            << "extractionCapHoles " << s.extraction.capHoles << "\n";
+    }
+    const InterpolationSettings& i = s.interpolation;
+    key << "iterations " << i.iterations << "\n"
+        << "closestPointFactor " << exact(i.closestPointFactor) << "\n"
+        << "relaxFactor " << exact(i.relaxFactor) << "\n"
+        << "refine " << i.refine << "\n"
+        << "subframes " << i.subframes << "\n";
+    return key.str();
+}
+
+// ---------------------------------------------------------------------------------------
+// Cache file
+
+constexpr bool kLittleEndian = std::endian::native == std::endian::little;
+
+template <class T>
+void put(std::string& out, T v) {
+    static_assert(std::is_arithmetic_v<T>);
+    char b[sizeof(T)];
+    std::memcpy(b, &v, sizeof(T));
+    if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
+    out.append(b, sizeof(T));
+}
+
+/// Reads from a byte buffer; throws std::runtime_error when it runs out.
+class ByteReader {
+public:
+    ByteReader(const std::string& data, std::size_t end) : data_(data), end_(end) {}
+    template <class T>
+    T get(const char* what) {
+        char b[sizeof(T)];
+        bytes(b, sizeof(T), what);
+        if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
+        T v;
+        std::memcpy(&v, b, sizeof(T));
+        return v;
+    }
+    void bytes(char* out, std::size_t n, const char* what) {
+        need(n, what);
+        std::memcpy(out, data_.data() + pos_, n);
+        pos_ += n;
+    }
+    std::string text(std::uint64_t n, const char* what) {
+        need(n, what);
+        std::string s = data_.substr(pos_, std::size_t(n));
+        pos_ += std::size_t(n);
+        return s;
+    }
+    std::size_t position() const { return pos_; }
+
+private:
+    void need(std::uint64_t n, const char* what) const {
+        if (n > end_ - pos_) throw std::runtime_error(std::string("truncated (") + what + ")");
+    }
+    const std::string& data_;
+    std::size_t end_;
+    std::size_t pos_ = 0;
+};
+
+struct CacheMeta {
+    double isovalue = 0.0;
+    std::uint64_t holesCapped = 0;
+    double buildSeconds = 0.0;
+};
+
+/// Reads and checks a cache file; throws std::runtime_error saying what is wrong.
+MovingHeartMesh readCache(const fs::path& file, std::uint64_t key, const std::string& keyText, CacheMeta& meta,
+                          const PipelineProgress& progress) {
+    std::error_code ec;
+    const auto size = fs::file_size(file, ec);
+    if (ec) throw std::runtime_error("cannot read its size: " + ec.message());
+    if (size > kMaxCacheBytes) throw std::runtime_error("implausibly large (" + std::to_string(size) + " bytes)");
+    std::string data(std::size_t(size), '\0');
+    {
+        std::ifstream in(file, std::ios::binary);
+        if (!in) throw std::runtime_error("cannot open it");
+        in.read(data.data(), std::streamsize(data.size()));
+        if (std::size_t(in.gcount()) != data.size()) throw std::runtime_error("short read");
+    }
+    if (progress) progress(stage::loadingCache, 0.3);
+    // Magic and version first (a file from another version says so), then the checksum
+    // (the last 8 bytes) over everything else, then the contents.
+    constexpr std::size_t headerBytes = sizeof kCacheMagic + 4;
+    if (data.size() < headerBytes + 8) throw std::runtime_error("truncated (" + std::to_string(size) + " bytes)");
+    if (std::memcmp(data.data(), kCacheMagic, sizeof kCacheMagic) != 0) throw std::runtime_error("bad magic");
+    char magic[sizeof kCacheMagic];
+    {
+        ByteReader header(data, headerBytes);
+        header.bytes(magic, sizeof magic, "magic");
+        const auto version = header.get<std::uint32_t>("version");
+        if (version != kCacheFormatVersion)
+            throw std::runtime_error("format version " + std::to_string(version) + ", expected " +
+                                     std::to_string(kCacheFormatVersion));
+    }
+    const std::size_t body = data.size() - 8;
+    {
+        const std::string last = data.substr(body);
+        ByteReader checksum(last, last.size());
+        if (checksum.get<std::uint64_t>("checksum") != fnv1a(kFnvOffset, data.data(), body))
+            throw std::runtime_error("checksum mismatch (truncated or corrupt)");
+    }
+    ByteReader r(data, body);
+    r.bytes(magic, sizeof magic, "magic");
+    r.get<std::uint32_t>("version");
+    r.get<std::uint32_t>("reserved");
+    if (r.get<std::uint64_t>("key") != key) throw std::runtime_error("written for other inputs (key mismatch)");
+    const auto keyLength = r.get<std::uint64_t>("key text length");
+    if (r.text(keyLength, "key text") != keyText) throw std::runtime_error("written for other inputs (key text differs)");
+    meta.isovalue = r.get<double>("isovalue");
+    meta.holesCapped = r.get<std::uint64_t>("holes capped");
+    meta.buildSeconds = r.get<double>("build seconds");
+    const auto meshLength = r.get<std::uint64_t>("mesh length");
+    if (meshLength != body - r.position())
+        throw std::runtime_error("mesh section of " + std::to_string(meshLength) + " bytes where " +
+                                 std::to_string(body - r.position()) + " remain");
+    std::istringstream mesh(data.substr(r.position(), std::size_t(meshLength)));
+    data.clear();
+    data.shrink_to_fit();
+    if (progress) progress(stage::loadingCache, 0.6);
+    MovingHeartMesh moving = MovingHeartMesh::load(mesh);
+    if (progress) progress(stage::loadingCache, 1.0);
+    return moving;
+}
+
+/// Writes the cache file through a temporary file in the same directory. Returns an
+/// empty string on success, else why it failed.
+std::string writeCache(const fs::path& file, std::uint64_t key, const std::string& keyText, const CacheMeta& meta,
+                       const MovingHeartMesh& moving) {
+    try {
+        std::string data;
+        data.append(kCacheMagic, sizeof kCacheMagic);
+        put(data, kCacheFormatVersion);
+        put(data, std::uint32_t(0));
+        put(data, key);
+        put(data, std::uint64_t(keyText.size()));
+        data += keyText;
+        put(data, meta.isovalue);
+        put(data, meta.holesCapped);
+        put(data, meta.buildSeconds);
+        std::ostringstream blob(std::ios::binary);
+        moving.save(blob);
+        const std::string mesh = std::move(blob).str();
+        put(data, std::uint64_t(mesh.size()));
+        data += mesh;
+        put(data, fnv1a(kFnvOffset, data.data(), data.size()));
+
+        std::error_code ec;
+        fs::create_directories(file.parent_path(), ec);
+        if (ec) return "cannot create " + file.parent_path().string() + ": " + ec.message();
+        std::random_device rd;
+        const fs::path temp = file.string() + ".tmp-" + std::to_string(::getpid()) + "-" + hex64(rd());
+        {
+            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
+            if (!out) return "cannot create " + temp.string();
+            out.write(data.data(), std::streamsize(data.size()));
+            out.close();
+            if (!out) {
+                fs::remove(temp, ec);
+                return "cannot write " + temp.string();
+            }
+        }
+        fs::rename(temp, file, ec);
+        if (ec) {
+            std::error_code ignored;
+            fs::remove(temp, ignored);
+            return "cannot rename " + temp.string() + " to " + file.string() + ": " + ec.message();
+        }
+        return {};
+    } catch (const std::exception& e) {
+        return e.what();
+    }
+}
+
+void fillReportFromMesh(PipelineReport& r, const MovingHeartMesh& moving) {
+    r.phases = moving.phaseCount();
+    r.trianglesPerPhaseMin = std::numeric_limits<std::size_t>::max();
+    r.trianglesPerPhaseMax = 0;
+    r.bloodPoolVolumeMl.clear();
+    for (int k = 0; k < moving.phaseCount(); ++k) {
+        const sph::TriangleMesh& m = moving.phaseMesh(k);
+        r.trianglesPerPhaseMin = std::min(r.trianglesPerPhaseMin, m.triangles.size());
+        r.trianglesPerPhaseMax = std::max(r.trianglesPerPhaseMax, m.triangles.size());
+        r.bloodPoolVolumeMl.push_back(enclosedVolumeMl(m));
+    }
+    r.maxSubframeDisplacementMm = moving.maxSubframeDisplacement();
+    r.maxHalfwayMismatchMm = moving.maxHalfwayMismatch();
+    r.fixedTopology = moving.sharedTopology();
+}
+
+/// Calls `progress(stage, f)` for a sub-range [lo, hi] of a stage.
+std::function<void(double)> stageProgress(const PipelineProgress& progress, const char* name, double lo = 0.0,
+                                          double hi = 1.0) {
+    if (!progress) return {};
+    return [progress, name, lo, hi](double f) { progress(name, lo + (hi - lo) * std::clamp(f, 0.0, 1.0)); };
+}
+
+} // namespace
+
+// ---------------------------------------------------------------------------------------
+
+HeartSource HeartSource::fromPreset(const std::string& name) {
+    HeartSource s;
+    s.kind = Kind::Phantom;
+    s.phantomPreset = name;
+    s.phantom = HeartPhantom::preset(name);
+    return s;
+}
+
+HeartSource HeartSource::fromPhantom(const PhantomParameters& parameters) {
+    HeartSource s;
+    s.kind = Kind::Phantom;
+    s.phantomPreset.clear();
+    s.phantom = parameters;
+    return s;
+}
+
+HeartSource HeartSource::fromVolumes(const std::string& pattern, std::optional<float> isovalue, double cycleSeconds) {
+    HeartSource s;
+    s.kind = Kind::Volumes;
+    s.pattern = pattern;
+    s.isovalue = isovalue;
+    s.cycleSeconds = cycleSeconds;
+    return s;
+}
+
+HeartSource HeartSource::fromMeshes(const std::string& pattern, double cycleSeconds) {
+    HeartSource s;
+    s.kind = Kind::Meshes;
+    s.pattern = pattern;
+    s.cycleSeconds = cycleSeconds;
+    return s;
+}
+
+namespace {
+
+bool sameParameters(const PhantomParameters& a, const PhantomParameters& b) {
+    return a.heartRateBpm == b.heartRateBpm && a.endDiastolicVolumeMl == b.endDiastolicVolumeMl &&
+           a.ejectionFraction == b.ejectionFraction && a.phases == b.phases && a.voxelSizeMm == b.voxelSizeMm &&
+           a.noise == b.noise && a.seed == b.seed && a.wallThicknessMm == b.wallThicknessMm &&
+           a.rightHeart == b.rightHeart && a.bloodIntensity == b.bloodIntensity &&
+           a.myocardiumIntensity == b.myocardiumIntensity && a.backgroundIntensity == b.backgroundIntensity;
+}
+
+} // namespace
+
+PhantomParameters HeartSource::phantomParameters() const {
+    if (kind != Kind::Phantom) throw std::invalid_argument("HeartSource: not a phantom source");
+    if (phantomPreset.empty()) return phantom;
+    const PhantomParameters named = HeartPhantom::preset(phantomPreset);
+    // Parameters changed while a preset is named would be silently ignored: refuse.
+    if (!sameParameters(phantom, PhantomParameters{}) && !sameParameters(phantom, named))
+        throw std::invalid_argument("HeartSource: phantomPreset '" + phantomPreset +
+                                    "' is set and `phantom` holds other parameters; clear phantomPreset to use "
+                                    "the parameters (HeartSource::fromPhantom)");
+    return named;
+}
+
+fs::path defaultCacheDirectory() {
+    if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
+        return fs::path(xdg) / "atrium";
+    if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0')
+        return fs::path(home) / ".cache" / "atrium";
+    return {};
+}
+
+double enclosedVolumeMl(const sph::TriangleMesh& mesh) { return mesh.enclosedVolume() / 1000.0; }
+
+fs::path heartCacheFile(const HeartSource& source, const PipelineSettings& settings) {
+    if (settings.cacheDirectory.empty()) return {};
+    const PhantomParameters phantom =
+        source.kind == HeartSource::Kind::Phantom ? source.phantomParameters() : PhantomParameters{};
+    const std::string keyText = cacheKeyText(source, phantom, settings);
+    const std::uint64_t key = fnv1a(kFnvOffset, keyText.data(), keyText.size());
+    return settings.cacheDirectory / ("heart-" + hex64(key) + kCacheExtension);
+}
+
+MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& settings, PipelineReport* reportOut,
+                          PipelineProgress progress) {
+    const auto t0 = Clock::now();
+    PipelineReport report;
+
+    // Parameters first, so that bad ones are reported before any work.
+    PhantomParameters phantomParameters;
+    if (source.kind == HeartSource::Kind::Phantom) {
+        phantomParameters = source.phantomParameters();
+        report.cycleSeconds = HeartPhantom(phantomParameters).cycleSeconds();
+    } else {
+        if (!(source.cycleSeconds > 0.0) || !std::isfinite(source.cycleSeconds))
+            throw std::invalid_argument("HeartSource::cycleSeconds must be positive, got " +
+                                        std::to_string(source.cycleSeconds));
+        if (source.isovalue && !std::isfinite(*source.isovalue))
+            throw std::invalid_argument("HeartSource::isovalue is not finite");
+        report.cycleSeconds = source.cycleSeconds;
+    }
+    if (!(settings.noiseBoxMm >= 0.0) || !std::isfinite(settings.noiseBoxMm))
+        throw std::invalid_argument("PipelineSettings::noiseBoxMm must be 0 (off) or positive, got " +
+                                    std::to_string(settings.noiseBoxMm));
+
+    // The cache.
+    const bool useCache = !settings.cacheDirectory.empty();
+    std::string keyText;
+    std::uint64_t key = 0;
+    if (useCache) {
+        keyText = cacheKeyText(source, phantomParameters, settings);
+        key = fnv1a(kFnvOffset, keyText.data(), keyText.size());
+        report.cacheFile = settings.cacheDirectory / ("heart-" + hex64(key) + kCacheExtension);
+        std::error_code ec;
+        if (fs::exists(report.cacheFile, ec)) {
+            const auto tc = Clock::now();
+            if (progress) progress(stage::loadingCache, 0.0);
+            try {
+                CacheMeta meta;
+                MovingHeartMesh moving = readCache(report.cacheFile, key, keyText, meta, progress);
+                report.secondsCache = secondsSince(tc);
+                report.fromCache = true;
+                report.cacheStatus = "hit";
+                report.isovalue = meta.isovalue;
+                report.holesCapped = std::size_t(meta.holesCapped);
+                fillReportFromMesh(report, moving);
+                report.secondsTotal = secondsSince(t0);
+                if (reportOut) *reportOut = std::move(report);
+                return moving;
+            } catch (const std::exception& e) {
+                report.cacheStatus = "rebuilt: " + report.cacheFile.filename().string() + " " + e.what();
+            }
+        } else {
+            report.cacheStatus = "miss";
+        }
+    } else {
+        report.cacheStatus = "disabled";
+    }
+
+    // Phase meshes.
+    std::vector<sph::TriangleMesh> phases;
+    if (source.kind == HeartSource::Kind::Meshes) {
+        const auto ts = Clock::now();
+        MeshSeriesOptions options;
+        options.cycleSeconds = source.cycleSeconds;
+        options.cleaning = settings.meshCleaning;
+        options.progress = stageProgress(progress, stage::readingMeshes);
+        MeshSeries series = readMeshSeries(source.pattern, options);
+        report.secondsSource = secondsSince(ts);
+        report.isovalue = std::numeric_limits<double>::quiet_NaN();
+        report.holesCapped = series.holesCapped();
+        for (std::size_t k = 0; k < series.reports.size(); ++k)
+            for (const std::string& m : series.reports[k].vtkMessages)
+                report.messages.push_back(series.files[k].string() + ": " + m);
+        phases = std::move(series.phases);
+        if (phases.size() == 1) phases.push_back(phases.front()); // a still heart
+    } else {
+        const auto ts = Clock::now();
+        VolumeSeries volumes;
+        if (source.kind == HeartSource::Kind::Phantom) {
+            const HeartPhantom phantom(phantomParameters);
+            volumes = phantom.generate(stageProgress(progress, stage::generatingPhantom));
+        } else {
+            SeriesReadOptions options;
+            options.cycleSeconds = source.cycleSeconds;
+            options.progress = stageProgress(progress, stage::readingVolumes);
+            volumes = readVolumeSeries(source.pattern, options);
+        }
+        report.secondsSource = secondsSince(ts);
+
+        const auto te = Clock::now();
+        const float isovalue = source.isovalue ? *source.isovalue : suggestIsovalue(volumes.phases.front());
+        report.isovalue = isovalue;
+        ExtractionSettings extraction = settings.extraction;
+        extraction.isovalue = isovalue;
+        extraction.noiseBoxMm = settings.noiseBoxMm;
+        const std::size_t count = volumes.phases.size();
+        phases.resize(count);
+        for (std::size_t k = 0; k < count; ++k) {
+            ExtractionReport er;
+            phases[k] = extractSurface(volumes.phases[k], extraction, &er,
+                                       stageProgress(progress, stage::extractingSurfaces, double(k) / double(count),
+                                                     double(k + 1) / double(count)));
+            report.holesCapped += er.holesCapped;
+            volumes.phases[k] = Volume{}; // free the voxels as we go
+        }
+        if (count == 1) phases.push_back(phases.front());
+        report.secondsExtraction = secondsSince(te);
+    }
+
+    // Interpolation.
+    const auto ti = Clock::now();
+    MovingHeartMesh moving =
+        MovingHeartMesh::build(std::move(phases), settings.interpolation, stageProgress(progress, stage::interpolating));
+    report.secondsInterpolation = secondsSince(ti);
+    fillReportFromMesh(report, moving);
+
+    if (useCache) {
+        const auto tc = Clock::now();
+        if (progress) progress(stage::writingCache, 0.0);
+        CacheMeta meta;
+        meta.isovalue = report.isovalue;
+        meta.holesCapped = report.holesCapped;
+        meta.buildSeconds = secondsSince(t0);
+        const std::string failure = writeCache(report.cacheFile, key, keyText, meta, moving);
+        if (!failure.empty()) report.cacheStatus += ", not written: " + failure;
+        if (progress) progress(stage::writingCache, 1.0);
+        report.secondsCache = secondsSince(tc);
+    }
+    report.secondsTotal = secondsSince(t0);
+    if (reportOut) *reportOut = std::move(report);
+    return moving;
+}
+
+} // namespace atrium::heart
