@@ -2,7 +2,12 @@
 
 #include <tbb/blocked_range.h>
 #include <tbb/blocked_range2d.h>
+#include <tbb/enumerable_thread_specific.h>
 #include <tbb/parallel_for.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <algorithm>
 #include <atomic>
@@ -14,29 +19,45 @@
 #include <type_traits>
 #include <utility>
 
-#ifdef ATRIUM_WALL_STATS
-std::atomic<long> gStatTauMilli{0}, gStatRows{0}, gStatRowsHit{0}, gStatNodes{0}, gStatRegular{0}, gStatTri{0};
-#define WSTAT(x) (x).fetch_add(1, std::memory_order_relaxed)
-#else
-#define WSTAT(x) ((void)0)
-#endif
-#ifdef ATRIUM_WALL_PHASES
-#include <ctime>
-double gPhase[8];
-static double cpuNow() { timespec ts; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts); return double(ts.tv_sec) * 1e3 + double(ts.tv_nsec) * 1e-6; }
-#define PHASE(i) do { const double now_ = cpuNow(); gPhase[i] += now_ - phaseT_; phaseT_ = now_; } while (0)
-#else
-#define PHASE(i) ((void)0)
-#endif
 namespace atrium::sph {
 
 namespace {
+
+// Four floats / ints (GCC and Clang vector extension; SSE on x86-64).
+using V4 = float __attribute__((vector_size(16)));
+using V4i = std::int32_t __attribute__((vector_size(16)));
+
+/// Bit l set where lane l of a comparison result is true.
+inline unsigned laneMask(V4i m) {
+#if defined(__SSE2__)
+    return unsigned(_mm_movemask_ps(_mm_castsi128_ps(__m128i(m))));
+#else
+    return (m[0] & 1u) | (m[1] & 2u) | (m[2] & 4u) | (m[3] & 8u);
+#endif
+}
+
+/// Per lane: the smallest grid index >= g, clamped to [0, last + 1] (NaN: last + 1).
+V4i ceilIndex(V4 g, int last) {
+    const V4 top = V4{} + float(last + 1);
+    g = g >= -1.f ? (g < top ? g : top) : (g < -1.f ? V4{} - 1.f : top);
+    V4i i = __builtin_convertvector(g, V4i); // truncation
+    i -= __builtin_convertvector(i, V4) < g; // true is -1
+    return i < 0 ? V4i{} : i;
+}
+/// Per lane: the largest grid index <= g, clamped to [-1, last] (NaN: -1).
+V4i floorIndex(V4 g, int last) {
+    const V4 top = V4{} + float(last + 1);
+    g = g >= -1.f ? (g < top ? g : top) : V4{} - 1.f;
+    V4i i = __builtin_convertvector(g, V4i);
+    i += __builtin_convertvector(i, V4) > g;
+    return i > last ? V4i{} + last : i;
+}
 
 constexpr std::uint64_t kNoTriangle = ~std::uint64_t(0);
 constexpr std::uint32_t kNoNeighbour = ~std::uint32_t(0);
 constexpr double kMaxNodes = double(std::uint64_t(1) << 26); // ~64M nodes
 constexpr float kSqrt3 = 1.7320508f;
-constexpr int kBlock = 4; // cells per side of a thin-cell occupancy block
+constexpr int kBlock = 2; // cells per side of a triangle bucket (thin-cell lists)
 
 std::string describe(Vec3 v) {
     return "(" + std::to_string(v.x) + ", " + std::to_string(v.y) + ", " + std::to_string(v.z) + ")";
@@ -67,30 +88,23 @@ TriangleBox triangleBox(const WallFieldView& v, std::uint32_t t) {
 
 /// Index range [lo, hi] of grid positions origin + i * h overlapping [a, b], clamped to
 /// [0, last]; empty when lo > hi.
-std::pair<int, int> indexRange(float a, float b, float origin, float invH, int last) {
-    const float fa = std::ceil((a - origin) * invH);
-    const float fb = std::floor((b - origin) * invH);
-    const int lo = fa < 0.f ? 0 : (fa > float(last) ? last + 1 : int(fa));
-    const int hi = fb > float(last) ? last : (fb < 0.f ? -1 : int(fb));
-    return {lo, hi};
-}
-
-/// Range of cells [i, i+1] (0 <= i <= lastCell) whose extent overlaps [a, b].
-std::pair<int, int> cellRange(float a, float b, float origin, float invH, int lastCell) {
-    const float fa = std::floor((a - origin) * invH) - 1.f;
-    const float fb = std::floor((b - origin) * invH);
-    const int lo = fa < 0.f ? 0 : (fa > float(lastCell) ? lastCell + 1 : int(fa));
-    const int hi = fb > float(lastCell) ? lastCell : (fb < 0.f ? -1 : int(fb));
-    return {lo, hi};
+[[gnu::always_inline]] inline std::pair<int, int> indexRange(float a, float b, float origin, float invH, int last) {
+    // ceil / floor by truncation after clamping (std::ceil and std::floor are library
+    // calls on baseline x86-64); NaN maps to an empty range.
+    const float top = float(last + 1);
+    float fa = (a - origin) * invH, fb = (b - origin) * invH;
+    fa = fa >= -1.f ? (fa < top ? fa : top) : (fa < -1.f ? -1.f : top); // NaN: empty
+    fb = fb >= -1.f ? (fb < top ? fb : top) : -1.f;
+    int lo = int(fa), hi = int(fb);
+    lo += float(lo) < fa ? 1 : 0;
+    hi -= float(hi) > fb ? 1 : 0;
+    return {std::max(lo, 0), std::min(hi, last)};
 }
 
 } // namespace
 
 void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities,
                               const Settings& settings) {
-#ifdef ATRIUM_WALL_PHASES
-    double phaseT_ = cpuNow();
-#endif
     // ---- Validation (nothing is modified until it passes).
     const std::size_t vertexCount = mesh.vertices.size();
     const std::size_t triangleCount = mesh.triangles.size();
@@ -159,33 +173,34 @@ void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>*
     meshBounds_ = mb;
     origin_ = mb.lo - Vec3{1.f, 1.f, 1.f} * (float(pad) * h);
 
-    PHASE(0);
     updateTopology(mesh);
-    PHASE(1);
     vertices_.assign(mesh.vertices.begin(), mesh.vertices.end());
     if (vertexVelocities)
         vertexVelocities_.assign(vertexVelocities->begin(), vertexVelocities->end());
     else
         vertexVelocities_.assign(vertexCount, Vec3{});
     computeNormals();
-    PHASE(2);
 
     const std::size_t nodeCount = std::size_t(nx_) * ny_ * nz_;
     const std::size_t cellCount = std::size_t(nx_ - 1) * (ny_ - 1) * (nz_ - 1);
-    phi_.resize(nodeCount);
-    nodeVelocity_.resize(nodeCount);
-    nodeBand_.resize(nodeCount);
-    nodeKey_.resize(nodeCount);
-    cellTriangleStart_.resize(cellCount + 1);
-    cellThin_.resize(cellCount);
+    // Grow only: a beating wall changes the grid size every build, and shrinking then
+    // growing again would re-initialise the regrown tail. Elements past the counts are
+    // stale but keep the invariants below (zero velocity off band, zero cell starts).
+    auto grow = [](auto& vec, std::size_t n) {
+        if (vec.size() < n) vec.resize(n);
+    };
+    grow(phi_, nodeCount);
+    grow(nodeVelocity_, nodeCount);
+    grow(nodeBand_, nodeCount);
+    grow(nodeKey_, nodeCount);
+    grow(cellTriangleStart_, cellCount + 1);
+    grow(cellThin_, cellCount);
+    nodeCount_ = nodeCount;
+    cellCount_ = cellCount;
 
-    PHASE(3);
     scatterBand();
-    PHASE(4);
     resolveNodes();
-    PHASE(5);
     buildThinCells();
-    PHASE(6);
 }
 
 void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
@@ -270,20 +285,22 @@ void WallDistanceField::computeNormals() {
     vertexConeCos_.resize(V);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, T, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t t = r.begin(); t != r.end(); ++t) {
-            const Vec3 p[3] = {vertices_[triangles_[3 * t]], vertices_[triangles_[3 * t + 1]],
-                               vertices_[triangles_[3 * t + 2]]};
-            const Vec3 e1 = p[1] - p[0], e2 = p[2] - p[0], nc = cross(e1, e2);
+            const Vec3 p0 = vertices_[triangles_[3 * t]], p1 = vertices_[triangles_[3 * t + 1]],
+                       p2 = vertices_[triangles_[3 * t + 2]];
+            const Vec3 e1 = p1 - p0, e2 = p2 - p0, nc = cross(e1, e2);
             faceNormals_[t] = normalized(nc);
             // The direction of the computed normal is trusted (to ~1e-4 rad) when the
             // sine of the angle at corner 0 is at least 1e-3.
             const float n2 = lengthSquared(nc);
             triangleSliver_[t] = (n2 > 0.f && n2 >= 1e-6f * lengthSquared(e1) * lengthSquared(e2)) ? 0 : 1;
-            for (int c = 0; c < 3; ++c) {
-                const Vec3 u = normalized(p[(c + 1) % 3] - p[c]), w = normalized(p[(c + 2) % 3] - p[c]);
-                const float d = std::clamp(dot(u, w), -1.f, 1.f);
-                // Zero-length edges contribute no angle (and a zero face normal anyway).
-                cornerAngle_[3 * t + c] = (lengthSquared(u) > 0.f && lengthSquared(w) > 0.f) ? std::acos(d) : 0.f;
-            }
+            // Corner c spans the unit edges towards c + 1 and c + 2; each unit edge serves
+            // two corners (normalized(-x) == -normalized(x) exactly).
+            const Vec3 u01 = normalized(e1), u12 = normalized(p2 - p1), u20 = normalized(p0 - p2);
+            const bool ok01 = lengthSquared(u01) > 0.f, ok12 = lengthSquared(u12) > 0.f, ok20 = lengthSquared(u20) > 0.f;
+            // Zero-length edges contribute no angle (and a zero face normal anyway).
+            cornerAngle_[3 * t] = ok01 && ok20 ? std::acos(std::clamp(-dot(u01, u20), -1.f, 1.f)) : 0.f;
+            cornerAngle_[3 * t + 1] = ok12 && ok01 ? std::acos(std::clamp(-dot(u12, u01), -1.f, 1.f)) : 0.f;
+            cornerAngle_[3 * t + 2] = ok20 && ok12 ? std::acos(std::clamp(-dot(u20, u12), -1.f, 1.f)) : 0.f;
         }
     });
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, T, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
@@ -321,27 +338,34 @@ void WallDistanceField::computeNormals() {
 
 void WallDistanceField::scatterBand() {
     // Which nodes must triangle t be evaluated at? Only those p where t can be a closest
-    // triangle of the whole mesh (Mauch's characteristic regions). If t is closest to p
-    // with closest point q, p - q lies in the normal cone of the mesh at q: along n_t for
-    // q inside the face, between n_t and n_t' for q on the edge shared with t', and for q
-    // at a vertex a in the polar of the vertex star {v : v . (x - a) <= 0 for the
-    // neighbours x}. When every triangle around t's vertices faces within angle theta of
-    // t (theta < 46 degrees, all triangles non-sliver, every vertex a closed, consistently
-    // wound manifold fan), the star at a is the graph of a piecewise linear function over
-    // t's plane whose projection covers every direction, so any v in that polar satisfies
-    // |v_tangential| <= tan(theta) |v . n_t| (a supporting plane's slope lies in the convex
-    // hull of the star's slopes). Hence, with h = n_t . (p - a) and s_e the in-plane
-    // distance of p beyond edge e: s_e <= |v_tangential| <= tan(theta) |h|. The scan
-    // region of such a "regular" triangle is that tilted prism (|h| <= band, s_e <= tol +
-    // tau |h|), usually a few nodes; theta is bounded from per-vertex cones of face
-    // normals, tau = tan(theta) plus margins for float error in the normals. Other
-    // triangles scan everything within band of their plane, edges and bounding ball.
-    // Rows run along the axis closest to n_t, so a region needs few rows. Every node
-    // keeps the minimum (squared distance, triangle) key by atomic min, so the result
-    // does not depend on the order or the thread count.
+    // triangle of the whole mesh (Mauch's characteristic regions), plus a margin. If t is
+    // closest to p with closest point q, v = p - q lies in the normal cone of the mesh at
+    // q: along n_t for q inside the face; between n_t and n_t' for q inside the edge
+    // shared with t'; for q at a vertex a, in the polar of the vertex star,
+    // {v : v . (x - a) <= 0 for every neighbour x of a}.
+    //
+    // "Regular" triangles: every vertex is a closed, consistently wound manifold fan of
+    // non-sliver triangles, and every face normal around the three vertices is within
+    // theta < 46 degrees of n_t. The star of such a vertex is the graph of a piecewise
+    // linear function over t's plane whose projection covers every direction, so a
+    // supporting plane's slope lies in the convex hull of the star's slopes and any v in
+    // the polar satisfies |v_tangential| <= tan(theta) |v . n_t|; the edge and face cones
+    // obey the same bound. With h = n_t . (p - a) and s_e the in-plane distance of p past
+    // edge e, s_e <= |v_tangential|, so t only needs the tilted prism
+    //     |h| <= band,  s_e <= tol + tau |h|,  tau = tan(theta) + margin,
+    // a few nodes for a triangle of about a cell. theta is bounded per vertex (cone2 =
+    // cos of twice the angle of the widest face normal from the vertex normal).
+    // Other triangles with a normal take everything within band of their plane and edge
+    // lines and of their bounding ball; zero-normal ones that ball.
+    //
+    // Scan: planes x_A = const across the axis A closest to n_t. Projected along n_t onto
+    // such a plane, the region lies in the projected triangle grown by the projected
+    // tangential reach; its grid points are tested four at a time. Every tested node keeps
+    // the minimum (squared distance, triangle) key by atomic min, so the result does not
+    // depend on the order or on the thread count.
     {
         std::uint64_t* keys = nodeKey_.data();
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodeKey_.size(), 1 << 16),
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, nodeCount_, 1 << 16),
                           [&](const tbb::blocked_range<std::size_t>& r) {
                               std::fill(keys + r.begin(), keys + r.end(), kNoTriangle);
                           });
@@ -351,68 +375,19 @@ void WallDistanceField::scatterBand() {
     const int dims[3] = {nx_, ny_, nz_};
     const std::size_t stride[3] = {1, std::size_t(nx_), std::size_t(nx_) * std::size_t(ny_)};
     const float org[3] = {origin_.x, origin_.y, origin_.z};
-    // Slack on the lower bounds below so that float rounding can never reject a
-    // triangle that ties with the current best (keeps the result order-independent).
+    // Slack on the bounds below so that float rounding can never reject a triangle that
+    // ties with the current best (keeps the result order-independent).
     const float slack = 1e-3f * h;
     const float bandS = band + slack;
     float maxAbs = 0.f;
     for (int a = 0; a < 3; ++a)
         maxAbs = std::max({maxAbs, std::fabs(org[a]), std::fabs(org[a] + float(dims[a] - 1) * h)});
     // Tolerance of the tilted-prism side planes (float error of the plane tests).
-    const float tol = 1e-2f * h + 1e-6f * maxAbs;
-    constexpr float kMinConeCos = 0.7f; // ~45.6 degrees
+    const float tol = 3e-3f * h + 1e-6f * maxAbs;
+    constexpr float kMinConeCos = 0.7f; // cos(2 beta) >= 0.7: theta <= ~45.6 degrees
     std::uint64_t* keys = nodeKey_.data();
     const float* cone2 = vertexConeCos_.data();
-
-    // A convex piece of a scan region: half-spaces g . p <= r, in the row frame (rows
-    // along axis A, lines of rows along B, rows of a line along C; coordinates x, y, z).
-    // Each half-space bounds x from above (gA > 0) or below (gA < 0) by a linear function
-    // of (y, z); eliminating x (Fourier-Motzkin: every lower bound <= every upper bound)
-    // gives the z-range of a line exactly, so only rows that meet the piece are visited.
-    struct Lin2 {
-        float c0, cy, cz; // c0 - cy y - cz z
-        float at(float y, float z) const { return c0 - cy * y - cz * z; }
-    };
-    struct Lin1 {
-        float c0, cy; // c0 - cy y
-        float at(float y) const { return c0 - cy * y; }
-    };
-    struct Piece {
-        Lin2 xUp[5], xLo[5];
-        Lin1 zUp[8], zLo[8], yOnly[8]; // yOnly: c0 - cy y >= 0
-        int nxu = 0, nxl = 0, nzu = 0, nzl = 0, ny = 0;
-        void addZ(float c0, float cy, float cz) { // c0 - cy y - cz z >= 0
-            if (cz > 0.f) zUp[nzu++] = {c0 / cz, cy / cz};
-            else if (cz < 0.f) zLo[nzl++] = {c0 / cz, cy / cz};
-            else yOnly[ny++] = {c0, cy};
-        }
-        void add(Vec3 g, float r, int A, int B, int C) {
-            const float gA = g[A];
-            if (gA == 0.f) {
-                addZ(r, g[B], g[C]);
-                return;
-            }
-            const float inv = 1.f / gA;
-            (gA > 0.f ? xUp[nxu++] : xLo[nxl++]) = {r * inv, g[B] * inv, g[C] * inv};
-        }
-        void eliminateX() {
-            for (int q = 0; q < nxl; ++q)
-                for (int u = 0; u < nxu; ++u) // xLo[q] <= xUp[u]
-                    addZ(xUp[u].c0 - xLo[q].c0, xUp[u].cy - xLo[q].cy, xUp[u].cz - xLo[q].cz);
-        }
-        bool zRange(float y, float& lo, float& hi) const {
-            for (int q = 0; q < ny; ++q)
-                if (yOnly[q].at(y) < 0.f) return false;
-            for (int q = 0; q < nzu; ++q) hi = std::min(hi, zUp[q].at(y));
-            for (int q = 0; q < nzl; ++q) lo = std::max(lo, zLo[q].at(y));
-            return lo <= hi;
-        }
-        bool xRange(float y, float z, float& lo, float& hi) const {
-            for (int q = 0; q < nxu; ++q) hi = std::min(hi, xUp[q].at(y, z));
-            for (int q = 0; q < nxl; ++q) lo = std::max(lo, xLo[q].at(y, z));
-            return lo <= hi;
-        }
-    };
+    const V4 laneF = {0.f, 1.f, 2.f, 3.f};
 
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, v.triangleCount, 64),
                       [&](const tbb::blocked_range<std::uint32_t>& range) {
@@ -422,126 +397,149 @@ void WallDistanceField::scatterBand() {
             const Vec3 corner[3] = {a, b, c};
             const Vec3 n = v.faceNormals[t];
             const Vec3 lo = componentMin(a, componentMin(b, c)), hi = componentMax(a, componentMax(b, c));
+            // Bounding ball (centroid, R) for the wide regions.
+            Vec3 centre;
+            float R = 0.f;
+            // Lower bounds (plane, bounding ball) that already exceed the node's best.
+            auto pruned = [&](const std::uint64_t& slot, Vec3 p) {
+                const std::uint64_t current = std::atomic_ref<const std::uint64_t>(slot).load(std::memory_order_relaxed);
+                const float bestD2 = current == kNoTriangle ? band2 : std::bit_cast<float>(std::uint32_t(current >> 32));
+                const float bound = std::sqrt(bestD2) + slack;
+                return std::fabs(dot(n, p - a)) > bound || lengthSquared(p - centre) > (R + bound) * (R + bound);
+            };
+            auto evaluate = [&](std::uint64_t& slot, Vec3 p) {
+                const float d2 = lengthSquared(p - closestPointOnTriangle(p, a, b, c).point);
+                if (d2 < band2) atomicMin(slot, packKey(d2, t));
+            };
+            auto ball = [&] {
+                centre = (a + b + c) * (1.f / 3.f);
+                R = std::sqrt(std::max(lengthSquared(a - centre), std::max(lengthSquared(b - centre), lengthSquared(c - centre))));
+            };
 
-            // Tilt of the characteristic region: kappa bounds the cosine of the angle
-            // between n_t and any face normal around t's vertices (cone2 = cos(2 beta_v)).
+            if (!(lengthSquared(n) > 0.f)) {
+                // Zero-area triangle: every node within band of the bounding ball, by x rows.
+                ball();
+                const float reach = R + bandS, reach2 = reach * reach;
+                const auto [k0, k1] = indexRange(centre.z - reach, centre.z + reach, org[2], invH, dims[2] - 1);
+                const auto [j0, j1] = indexRange(centre.y - reach, centre.y + reach, org[1], invH, dims[1] - 1);
+                for (int k = k0; k <= k1; ++k) {
+                    const float z = org[2] + float(k) * h, dz = z - centre.z;
+                    for (int j = j0; j <= j1; ++j) {
+                        const float y = org[1] + float(j) * h, dy = y - centre.y;
+                        const float rest2 = reach2 - dy * dy - dz * dz;
+                        if (rest2 <= 0.f) continue;
+                        const float half = std::sqrt(rest2);
+                        const auto [i0, i1] = indexRange(centre.x - half, centre.x + half, org[0], invH, dims[0] - 1);
+                        for (int i = i0; i <= i1; ++i) {
+                            std::uint64_t& slot = keys[stride[1] * std::size_t(j) + stride[2] * std::size_t(k) + std::size_t(i)];
+                            const Vec3 p{org[0] + float(i) * h, y, z};
+                            if (!pruned(slot, p)) evaluate(slot, p);
+                        }
+                    }
+                }
+                continue;
+            }
+
+            // Tilt of the characteristic region; wide (tau huge) when not regular.
             const float kappa = std::min(cone2[ia], std::min(cone2[ib], cone2[ic]));
             const bool regular = kappa >= kMinConeCos;
-            WSTAT(gStatTri);
+            const float tau = regular ? std::sqrt(std::max(0.f, 1.f - kappa * kappa)) / kappa + 3e-3f : 1e30f;
+            // Largest in-plane offset of a region point from the triangle.
+            const float reachT = std::min(tau * bandS, bandS) + tol;
+            if (!regular) ball();
 
-            // Rows along the axis closest to the normal.
             const float an[3] = {std::fabs(n.x), std::fabs(n.y), std::fabs(n.z)};
             const int A = an[0] >= an[1] && an[0] >= an[2] ? 0 : (an[1] >= an[2] ? 1 : 2);
             const int B = A == 2 ? 0 : A + 1, C = A == 0 ? 2 : (A == 1 ? 0 : 1);
             const float planeOffset = dot(n, a);
-            Piece piece[2];
-            int pieces = 1;
-            float extB, extC; // reach of the region beyond the triangle's box along B, C
-            Vec3 centre;
-            float R = 0.f, reach2 = 0.f;
-            if (regular) {
-                // Upper (h >= 0) and lower (h <= 0) halves of the tilted prism
-                // s_e <= tol + tau |h|, |h| <= band.
-                const float tau = std::sqrt(std::max(0.f, 1.f - kappa * kappa)) / kappa + 0.01f;
-                WSTAT(gStatRegular);
-#ifdef ATRIUM_WALL_STATS
-                gStatTauMilli += long(tau * 1000.f);
-#endif
-                pieces = 2;
-                piece[0].add(n, planeOffset + bandS, A, B, C);
-                piece[0].add(-n, tol - planeOffset, A, B, C);
-                piece[1].add(-n, bandS - planeOffset, A, B, C);
-                piece[1].add(n, planeOffset + tol, A, B, C);
-                for (int e = 0; e < 3; ++e) {
-                    const Vec3 m = normalized(cross(corner[e == 2 ? 0 : e + 1] - corner[e], n));
-                    const Vec3 gu = m - n * tau, gl = m + n * tau;
-                    piece[0].add(gu, dot(gu, corner[e]) + tol, A, B, C);
-                    piece[1].add(gl, dot(gl, corner[e]) + tol, A, B, C);
-                }
-                const float w = tol + tau * bandS;
-                extB = bandS * an[B] + w * std::sqrt(std::max(0.f, 1.f - an[B] * an[B]));
-                extC = bandS * an[C] + w * std::sqrt(std::max(0.f, 1.f - an[C] * an[C]));
-            } else {
-                // Everything within band of the plane, the edges' lines and the bounding
-                // ball (centroid, radius R) grown by band.
-                piece[0].add(n, planeOffset + bandS, A, B, C);
-                piece[0].add(-n, bandS - planeOffset, A, B, C);
-                if (lengthSquared(n) > 0.f)
-                    for (int e = 0; e < 3; ++e) {
-                        const Vec3 m = normalized(cross(corner[e == 2 ? 0 : e + 1] - corner[e], n));
-                        if (lengthSquared(m) > 0.f) piece[0].add(m, dot(m, corner[e]) + bandS, A, B, C);
-                    }
-                centre = (a + b + c) * (1.f / 3.f);
-                R = std::sqrt(std::max(lengthSquared(a - centre), std::max(lengthSquared(b - centre), lengthSquared(c - centre))));
-                const float reach = R + bandS;
-                reach2 = reach * reach;
-                extB = extC = bandS;
+            // Components in the frame (A, B, C).
+            auto frame = [&](Vec3 u, float* out) {
+                const float xyz[3] = {u.x, u.y, u.z};
+                out[0] = xyz[A];
+                out[1] = xyz[B];
+                out[2] = xyz[C];
+            };
+            float me[3][3], mo[3], cf[3][3], nf[3]; // edge normals, offsets, corners, normal
+            for (int e = 0; e < 3; ++e) {
+                const Vec3 m = normalized(cross(corner[e == 2 ? 0 : e + 1] - corner[e], n));
+                frame(m, me[e]);
+                frame(corner[e], cf[e]);
+                mo[e] = dot(m, corner[e]) + tol;
             }
-            for (int q = 0; q < pieces; ++q) piece[q].eliminateX();
-#ifdef ATRIUM_WALL_NOROWS
-            if (piece[0].nzu < 100) continue;
-#endif
-            const float zBoxLo = lo[C] - extC, zBoxHi = hi[C] + extC;
-            const auto [j0, j1] = indexRange(lo[B] - extB, hi[B] + extB, org[B], invH, dims[B] - 1);
-            float pos[3];
-            for (int j = j0; j <= j1; ++j) {
-                const float y = org[B] + float(j) * h;
-                pos[B] = y;
-                float zlo[2], zhi[2];
-                bool any = false, on[2] = {false, false};
-                for (int q = 0; q < pieces; ++q) {
-                    zlo[q] = zBoxLo;
-                    zhi[q] = zBoxHi;
-                    on[q] = piece[q].zRange(y, zlo[q], zhi[q]);
-                    any = any || on[q];
-                }
-                if (!any) continue;
-                const float zl = on[0] ? (pieces == 2 && on[1] ? std::min(zlo[0], zlo[1]) : zlo[0]) : zlo[1];
-                const float zh = on[0] ? (pieces == 2 && on[1] ? std::max(zhi[0], zhi[1]) : zhi[0]) : zhi[1];
-                const auto [k0, k1] = indexRange(zl, zh, org[C], invH, dims[C] - 1);
-                for (int k = k0; k <= k1; ++k) {
-                    const float z = org[C] + float(k) * h;
-                    WSTAT(gStatRows);
-                    float xlo = 3.4e38f, xhi = -3.4e38f;
-                    for (int q = 0; q < pieces; ++q) {
-                        float l = -3.4e38f, u = 3.4e38f;
-                        if (on[q] && piece[q].xRange(y, z, l, u)) {
-                            xlo = std::min(xlo, l);
-                            xhi = std::max(xhi, u);
-                        }
+            frame(n, nf);
+            float lof[3], hif[3];
+            frame(lo, lof);
+            frame(hi, hif);
+            const float nA = nf[0], nB = nf[1], nC = nf[2];
+            const float gB = nB / nA, gC = nC / nA;
+            const float orgA = org[A], orgB = org[B], orgC = org[C];
+            const float reachA = bandS * std::fabs(nA) + reachT * std::sqrt(std::max(0.f, 1.f - nA * nA));
+            const auto [i0, i1] = indexRange(lof[0] - reachA, hif[0] + reachA, orgA, invH, dims[A] - 1);
+            if (i0 > i1) continue;
+            // Triangle projected along n onto the plane of i0 (it moves by h (gB, gC) per
+            // plane), grown by the projected tangential reach |u| (1 + g^2)^1/2.
+            const float X0 = orgA + float(i0) * h;
+            float yl = 3.4e38f, yh = -3.4e38f, zl = 3.4e38f, zh = -3.4e38f;
+            for (const float* q : cf) {
+                const float s0 = X0 - q[0];
+                const float y = q[1] + s0 * gB, z = q[2] + s0 * gC;
+                yl = std::min(yl, y);
+                yh = std::max(yh, y);
+                zl = std::min(zl, z);
+                zh = std::max(zh, z);
+            }
+            const float mB = reachT * std::sqrt(1.f + gB * gB) + slack, mC = reachT * std::sqrt(1.f + gC * gC) + slack;
+            yl -= mB;
+            yh += mB;
+            zl -= mC;
+            zh += mC;
+            // Allowed s_e - tol at height h: min(tau |h|, band) for regular triangles, band
+            // for the others (a node farther than band past an edge line is off band).
+            const float capS = bandS - tol;
+            const float tauT = regular ? tau : 0.f, floorT = regular ? 0.f : capS;
+            const int lastB = dims[B] - 1, lastC = dims[C] - 1;
+            const std::size_t sA = stride[A], sB = stride[B], sC = stride[C];
+            // Four planes at a time: each lane holds one plane's range of grid points in B
+            // and C (usually one or two each); the ranges are walked in lock step.
+            for (int iq = i0; iq <= i1; iq += 4) {
+                const V4 If = float(iq) + laneF;
+                const V4 X = orgA + If * h, shift = (If - float(i0)) * h;
+                const V4i j0 = ceilIndex((yl + shift * gB - orgB) * invH, lastB);
+                const V4i j1 = floorIndex((yh + shift * gB - orgB) * invH, lastB);
+                const V4i k0 = ceilIndex((zl + shift * gC - orgC) * invH, lastC);
+                const V4i k1 = floorIndex((zh + shift * gC - orgC) * invH, lastC);
+                const V4i live = If <= float(i1);
+                int spanJ = 0, spanK = 0;
+                for (int l = 0; l < 4; ++l)
+                    if (live[l]) {
+                        spanJ = std::max(spanJ, j1[l] - j0[l] + 1);
+                        spanK = std::max(spanK, k1[l] - k0[l] + 1);
                     }
-                    if (!regular) {
-                        const float dy = y - centre[B], dz = z - centre[C];
-                        const float rest2 = reach2 - dy * dy - dz * dz;
-                        if (rest2 <= 0.f) continue;
-                        const float halfChord = std::sqrt(rest2);
-                        xlo = std::max(xlo, centre[A] - halfChord);
-                        xhi = std::min(xhi, centre[A] + halfChord);
-                    }
-                    if (!(xlo <= xhi)) continue;
-                    pos[C] = z;
-                    const auto [i0, i1] = indexRange(xlo, xhi, org[A], invH, dims[A] - 1);
-                    if (i0 <= i1) WSTAT(gStatRowsHit);
-                    std::size_t node = stride[B] * std::size_t(j) + stride[C] * std::size_t(k) + stride[A] * std::size_t(i0);
-                    for (int i = i0; i <= i1; ++i, node += stride[A]) {
-                        pos[A] = org[A] + float(i) * h;
-                        const Vec3 p{pos[0], pos[1], pos[2]};
-                        std::uint64_t& slot = keys[node];
-                        if (!regular) {
-                            // Skip when a plane or ball lower bound already exceeds the
-                            // node's best.
-                            const std::uint64_t current = std::atomic_ref<std::uint64_t>(slot).load(std::memory_order_relaxed);
-                            const float bestD2 = current == kNoTriangle ? band2 : std::bit_cast<float>(std::uint32_t(current >> 32));
-                            const float bound = std::sqrt(bestD2) + slack;
-                            if (std::fabs(dot(n, p) - planeOffset) > bound) continue;
-                            if (lengthSquared(p - centre) > (R + bound) * (R + bound)) continue;
+                const V4 hX = nA * X - planeOffset;
+                const V4 sX0 = me[0][0] * X - mo[0], sX1 = me[1][0] * X - mo[1], sX2 = me[2][0] * X - mo[2];
+                for (int dk = 0; dk < spanK; ++dk) {
+                    const V4i K = k0 + dk;
+                    const V4 Z = orgC + __builtin_convertvector(K, V4) * h;
+                    for (int dj = 0; dj < spanJ; ++dj) {
+                        const V4i J = j0 + dj;
+                        const V4 Y = orgB + __builtin_convertvector(J, V4) * h;
+                        const V4 hs = hX + nB * Y + nC * Z;
+                        const V4 hh = hs < 0.f ? -hs : hs;
+                        const V4 s0 = sX0 + me[0][1] * Y + me[0][2] * Z;
+                        const V4 s1 = sX1 + me[1][1] * Y + me[1][2] * Z;
+                        const V4 s2 = sX2 + me[2][1] * Y + me[2][2] * Z;
+                        const V4 s01 = s0 > s1 ? s0 : s1, smax = s01 > s2 ? s01 : s2;
+                        const V4 reach = tauT * hh + floorT, lim = reach < capS ? reach : capS;
+                        const V4i in = live & (J <= j1) & (K <= k1) & (hh <= bandS) & (smax <= lim);
+                        unsigned mask = laneMask(in);
+                        while (mask) {
+                            const int l = std::countr_zero(mask);
+                            mask &= mask - 1;
+                            const Vec3 p = A == 0 ? Vec3{X[l], Y[l], Z[l]} : (A == 1 ? Vec3{Z[l], X[l], Y[l]} : Vec3{Y[l], Z[l], X[l]});
+                            std::uint64_t& slot = keys[sA * std::size_t(iq + l) + sB * std::size_t(J[l]) + sC * std::size_t(K[l])];
+                            if (!regular && pruned(slot, p)) continue;
+                            evaluate(slot, p);
                         }
-                        WSTAT(gStatNodes);
-#ifdef ATRIUM_WALL_NOEVAL
-                        if (node != ~std::size_t(0)) continue;
-#endif
-                        const float d2 = lengthSquared(p - closestPointOnTriangle(p, a, b, c).point);
-                        if (d2 < band2) atomicMin(slot, packKey(d2, t));
                     }
                 }
             }
@@ -563,30 +561,60 @@ void WallDistanceField::resolveNodes() {
     const int nx = nx_, ny = ny_, nz = nz_;
     const Vec3 o = origin_;
     const Aabb mb = meshBounds_;
+    const std::uint64_t* keys = nodeKey_.data();
+    float* phi = phi_.data();
+    Vec3* velocity = nodeVelocity_.data();
+    std::uint8_t* bandFlag = nodeBand_.data();
+    // Nodes i in [inLo, inHi] lie within the mesh bounds along x (same test per node).
+    int inLo = nx, inHi = -1;
+    for (int i = 0; i < nx; ++i) {
+        const float x = o.x + float(i) * h;
+        if (!(x < mb.lo.x || x > mb.hi.x)) {
+            inLo = std::min(inLo, i);
+            inHi = i;
+        }
+    }
     tbb::parallel_for(tbb::blocked_range2d<int>(0, nz, 0, ny), [&](const tbb::blocked_range2d<int>& r) {
         for (int k = r.rows().begin(); k != r.rows().end(); ++k)
             for (int j = r.cols().begin(); j != r.cols().end(); ++j) {
                 const std::size_t row = std::size_t(nx) * (std::size_t(j) + std::size_t(ny) * std::size_t(k));
                 const float y = o.y + float(j) * h, z = o.z + float(k) * h;
                 const bool rowOutside = y < mb.lo.y || y > mb.hi.y || z < mb.lo.z || z > mb.hi.z;
+                const int lo = rowOutside ? nx : inLo, hi = rowOutside ? -1 : inHi;
                 float sign = 1.f; // the grid border is outside
+                // Off-band run [i0, i1): +band outside the mesh bounds (which also resets the
+                // sign), else the sign of the node before.
+                auto offBand = [&](int i0, int i1) {
+                    int i = i0;
+                    for (; i < std::min(i1, lo); ++i) phi[row + std::size_t(i)] = band;
+                    if (i0 < lo) sign = 1.f;
+                    const float inside = sign * band;
+                    for (; i < std::min(i1, hi + 1); ++i) phi[row + std::size_t(i)] = inside;
+                    if (i < i1) sign = 1.f;
+                    for (; i < i1; ++i) phi[row + std::size_t(i)] = band;
+                    // Off-band velocities are zero; only nodes that were in the band of the
+                    // previous build (same index) hold anything else.
+                    for (i = i0; i < i1; ++i)
+                        if (bandFlag[row + std::size_t(i)]) {
+                            velocity[row + std::size_t(i)] = Vec3{};
+                            bandFlag[row + std::size_t(i)] = 0;
+                        }
+                };
+                int runStart = 0;
                 for (int i = 0; i < nx; ++i) {
                     const std::size_t n = row + std::size_t(i);
+                    const std::uint64_t key = keys[n];
+                    if (key == kNoTriangle) continue;
+                    if (runStart < i) offBand(runStart, i);
+                    runStart = i + 1;
                     const Vec3 p{o.x + float(i) * h, y, z};
-                    const std::uint64_t key = nodeKey_[n];
-                    if (key == kNoTriangle) {
-                        if (rowOutside || p.x < mb.lo.x || p.x > mb.hi.x) sign = 1.f;
-                        phi_[n] = sign * band;
-                        nodeVelocity_[n] = Vec3{};
-                        nodeBand_[n] = 0;
-                        continue;
-                    }
                     const WallClosest c = v.closestOnTriangle(p, std::uint32_t(key & 0xffffffffu));
                     sign = c.sign;
-                    phi_[n] = std::min(c.distance, band) * c.sign;
-                    nodeVelocity_[n] = c.velocity;
-                    nodeBand_[n] = 1;
+                    phi[n] = std::min(c.distance, band) * c.sign;
+                    velocity[n] = c.velocity;
+                    bandFlag[n] = 1;
                 }
+                if (runStart < nx) offBand(runStart, nx);
             }
     });
 }
@@ -602,7 +630,12 @@ void WallDistanceField::buildThinCells() {
     const Vec3 o = origin_;
 
     // 1. Flag: two band corners whose closest triangles face more than the threshold apart.
-    const int bx = (cx + kBlock - 1) / kBlock, by = (cy + kBlock - 1) / kBlock;
+    // Shortcut for smooth walls: if every corner normal is within half the threshold angle
+    // (less a margin for rounding) of the first, no pair exceeds the threshold.
+    const bool shortcut = thinDot >= -1.f && thinDot <= 1.f && std::acos(thinDot) > 4e-3f;
+    const float cosHalf = shortcut ? std::cos(0.5f * std::acos(thinDot) - 1e-3f) : 2.f;
+    const std::uint64_t* keys = nodeKey_.data();
+    const Vec3* faceNormals = faceNormals_.data();
     std::atomic<std::size_t> thin{0};
     tbb::parallel_for(tbb::blocked_range2d<int>(0, cz, 0, cy), [&](const tbb::blocked_range2d<int>& r) {
         std::size_t local = 0;
@@ -632,17 +665,24 @@ void WallDistanceField::buildThinCells() {
                         std::uint32_t tris[8];
                         int count = 0;
                         for (std::size_t off : cornerOffset) {
-                            const std::uint64_t key = nodeKey_[n0 + off];
-                            if (key == kNoTriangle) continue;
-                            const std::uint32_t t = std::uint32_t(key & 0xffffffffu);
-                            bool seen = false;
-                            for (int u = 0; u < count; ++u) seen = seen || tris[u] == t;
-                            if (!seen) tris[count++] = t;
+                            const std::uint64_t key = keys[n0 + off];
+                            if (key != kNoTriangle) tris[count++] = std::uint32_t(key & 0xffffffffu);
+                        }
+                        if (shortcut) {
+                            // All normals within half the threshold angle of the first one:
+                            // no pair can be farther apart than the threshold.
+                            const Vec3 ref = faceNormals[tris[0]];
+                            bool close = true;
+                            for (int u = 1; u < count; ++u) close = close && dot(faceNormals[tris[u]], ref) >= cosHalf;
+                            if (close) {
+                                flags[i] = 0;
+                                continue;
+                            }
                         }
                         bool flagged = thinDot > 1.f && count > 0; // validation mode: exact everywhere
                         for (int a = 0; a < count && !flagged; ++a)
                             for (int b = a + 1; b < count && !flagged; ++b)
-                                flagged = dot(faceNormals_[tris[a]], faceNormals_[tris[b]]) < thinDot;
+                                flagged = dot(faceNormals[tris[a]], faceNormals[tris[b]]) < thinDot;
                         flags[i] = flagged ? 1 : 0;
                         local += flagged ? 1 : 0;
                     }
@@ -651,92 +691,158 @@ void WallDistanceField::buildThinCells() {
         thin += local;
     });
     thinCells_ = thin.load();
-    // All zero unless the previous build listed thin cells (new elements of the resize
-    // in build() are zero): skips a full pass for walls without thin features.
-    if (cellStartDirty_) std::fill(cellTriangleStart_.begin(), cellTriangleStart_.end(), 0u);
-    cellStartDirty_ = false;
+    std::uint32_t* start = cellTriangleStart_.data();
+    const std::size_t used = cellCount + 1;
     cellTriangles_.clear();
-    if (thinCells_ == 0) return;
-    cellStartDirty_ = true;
+    if (thinCells_ == 0) {
+        // All zero, as the view requires; only the entries written by the last build
+        // that had thin cells need clearing (usually none).
+        std::fill(start, start + cellStartDirtyEnd_, 0u);
+        cellStartDirtyEnd_ = 0;
+        return;
+    }
 
-    // Coarse occupancy so that triangles far from any thin cell skip the cell loop.
-    const int bz = (cz + kBlock - 1) / kBlock;
-    std::vector<std::uint8_t>& blocks = blockThin_;
-    blocks.assign(std::size_t(bx) * by * bz, 0);
-    for (int k = 0; k < cz; ++k)
-        for (int j = 0; j < cy; ++j)
-            for (int i = 0; i < cx; ++i)
-                if (cellThin_[std::size_t(i) + std::size_t(cx) * (std::size_t(j) + std::size_t(cy) * std::size_t(k))])
-                    blocks[std::size_t(i / kBlock) + std::size_t(bx) * (std::size_t(j / kBlock) + std::size_t(by) * std::size_t(k / kBlock))] = 1;
+    // Thin cells in ascending order: per chunk counts, then each chunk writes its part.
+    const std::size_t chunks = std::min<std::size_t>(64, cellCount);
+    std::vector<std::uint32_t>& thinList = thinList_;
+    std::vector<std::uint32_t>& offsetOf = thinOffset_;
+    offsetOf.assign(chunks + 1, 0);
+    auto chunkBegin = [&](std::size_t q) { return cellCount * q / chunks; };
+    tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t q) {
+        std::uint32_t count = 0;
+        for (std::size_t c = chunkBegin(q); c < chunkBegin(q + 1); ++c) count += cellThin_[c];
+        offsetOf[q + 1] = count;
+    });
+    for (std::size_t q = 0; q < chunks; ++q) offsetOf[q + 1] += offsetOf[q];
+    thinList.resize(thinCells_);
+    tbb::parallel_for(std::size_t(0), chunks, [&](std::size_t q) {
+        std::uint32_t out = offsetOf[q];
+        for (std::size_t c = chunkBegin(q); c < chunkBegin(q + 1); ++c)
+            if (cellThin_[c]) thinList[out++] = std::uint32_t(c);
+    });
+
+    // Triangles bucketed by the kBlock^3-cell block holding the centre of their box
+    // (counting sort, so each bucket lists its triangles in ascending order).
+    const WallFieldView v = view();
+    const std::uint32_t T = v.triangleCount;
+    const int bx = (cx + kBlock - 1) / kBlock, by = (cy + kBlock - 1) / kBlock, bz = (cz + kBlock - 1) / kBlock;
+    const std::size_t buckets = std::size_t(bx) * by * bz;
+    const float blockInv = invH / float(kBlock);
+    auto blockIndex = [&](float x, float origin, int last) {
+        const float b = (x - origin) * blockInv;
+        return b <= 0.f ? 0 : (b >= float(last) ? last : int(b));
+    };
+    std::vector<std::uint32_t>& bucketStart = bucketStart_;
+    std::vector<std::uint32_t>& bucketTris = bucketTris_;
+    bucketStart.assign(buckets + 1, 0);
+    bucketTris.resize(T);
+    Vec3 maxHalf{};
+    for (std::uint32_t t = 0; t < T; ++t) {
+        const TriangleBox tb = triangleBox(v, t);
+        const Vec3 centre = (tb.lo + tb.hi) * 0.5f;
+        maxHalf = componentMax(maxHalf, (tb.hi - tb.lo) * 0.5f);
+        const std::size_t bucket = std::size_t(blockIndex(centre.x, o.x, bx - 1)) +
+                                   std::size_t(bx) * (std::size_t(blockIndex(centre.y, o.y, by - 1)) +
+                                                      std::size_t(by) * std::size_t(blockIndex(centre.z, o.z, bz - 1)));
+        bucketTris[t] = std::uint32_t(bucket); // bucket of t, for now
+        ++bucketStart[bucket + 1];
+    }
+    for (std::size_t b = 0; b < buckets; ++b) bucketStart[b + 1] += bucketStart[b];
+    {
+        std::vector<std::uint32_t> cursor(bucketStart.begin(), bucketStart.end() - 1);
+        std::vector<std::uint32_t> bucketOf(bucketTris.begin(), bucketTris.end());
+        for (std::uint32_t t = 0; t < T; ++t) bucketTris[cursor[bucketOf[t]]++] = t;
+    }
+    // Margin so that a triangle whose box meets a query box has its centre in the range.
+    maxHalf += Vec3{1.f, 1.f, 1.f} * (1e-3f * h);
 
     // 2. Triangles within r_cell = min_corner |phi| + sqrt(3) h of each thin cell: a point
     // of the cell is at most that far from the mesh, so its closest triangle is listed.
     // Conservative test: the triangle's box overlaps the cell box grown by r_cell.
-    const float rMax = band_ + kSqrt3 * h;
-    const WallFieldView v = view();
-    std::uint32_t* start = cellTriangleStart_.data();
-    auto forEachCell = [&](std::uint32_t t, auto&& visit) {
-        const TriangleBox tb = triangleBox(v, t);
-        const auto [i0, i1] = cellRange(tb.lo.x - rMax, tb.hi.x + rMax, o.x, invH, cx - 1);
-        const auto [j0, j1] = cellRange(tb.lo.y - rMax, tb.hi.y + rMax, o.y, invH, cy - 1);
-        const auto [k0, k1] = cellRange(tb.lo.z - rMax, tb.hi.z + rMax, o.z, invH, cz - 1);
-        for (int kb = k0 / kBlock; kb <= k1 / kBlock && k0 <= k1; ++kb)
-            for (int jb = j0 / kBlock; jb <= j1 / kBlock && j0 <= j1; ++jb)
-                for (int ib = i0 / kBlock; ib <= i1 / kBlock && i0 <= i1; ++ib) {
-                    if (!blocks[std::size_t(ib) + std::size_t(bx) * (std::size_t(jb) + std::size_t(by) * std::size_t(kb))])
+    // Visit(t) for every such triangle of thin cell number q.
+    auto forEachTriangle = [&](std::size_t q, auto&& visit) {
+        const std::size_t cell = thinList[q];
+        const int i = int(cell % std::size_t(cx)), j = int((cell / std::size_t(cx)) % std::size_t(cy)),
+                  k = int(cell / (std::size_t(cx) * std::size_t(cy)));
+        const std::size_t n0 = std::size_t(i) + sy * std::size_t(j) + sz * std::size_t(k);
+        float minAbs = band_;
+        for (std::size_t off : cornerOffset) minAbs = std::min(minAbs, std::fabs(phi_[n0 + off]));
+        const float rc = minAbs + kSqrt3 * h;
+        const Vec3 clo{o.x + float(i) * h - rc, o.y + float(j) * h - rc, o.z + float(k) * h - rc};
+        const Vec3 chi{clo.x + h + 2.f * rc, clo.y + h + 2.f * rc, clo.z + h + 2.f * rc};
+        const Vec3 qlo = clo - maxHalf, qhi = chi + maxHalf;
+        const int ib0 = blockIndex(qlo.x, o.x, bx - 1), ib1 = blockIndex(qhi.x, o.x, bx - 1);
+        const int jb0 = blockIndex(qlo.y, o.y, by - 1), jb1 = blockIndex(qhi.y, o.y, by - 1);
+        const int kb0 = blockIndex(qlo.z, o.z, bz - 1), kb1 = blockIndex(qhi.z, o.z, bz - 1);
+        for (int kb = kb0; kb <= kb1; ++kb)
+            for (int jb = jb0; jb <= jb1; ++jb) {
+                const std::size_t rowBucket = std::size_t(bx) * (std::size_t(jb) + std::size_t(by) * std::size_t(kb));
+                for (std::uint32_t e = bucketStart[rowBucket + std::size_t(ib0)]; e < bucketStart[rowBucket + std::size_t(ib1) + 1]; ++e) {
+                    const std::uint32_t t = bucketTris[e];
+                    const TriangleBox tb = triangleBox(v, t);
+                    if (tb.lo.x > chi.x || tb.hi.x < clo.x || tb.lo.y > chi.y || tb.hi.y < clo.y || tb.lo.z > chi.z ||
+                        tb.hi.z < clo.z)
                         continue;
-                    for (int k = std::max(k0, kb * kBlock); k <= std::min(k1, kb * kBlock + kBlock - 1); ++k)
-                        for (int j = std::max(j0, jb * kBlock); j <= std::min(j1, jb * kBlock + kBlock - 1); ++j)
-                            for (int i = std::max(i0, ib * kBlock); i <= std::min(i1, ib * kBlock + kBlock - 1); ++i) {
-                                const std::size_t cell = std::size_t(i) + std::size_t(cx) * (std::size_t(j) + std::size_t(cy) * std::size_t(k));
-                                if (!cellThin_[cell]) continue;
-                                const std::size_t n0 = std::size_t(i) + sy * std::size_t(j) + sz * std::size_t(k);
-                                float minAbs = band_;
-                                for (std::size_t off : cornerOffset) minAbs = std::min(minAbs, std::fabs(phi_[n0 + off]));
-                                const float rc = minAbs + kSqrt3 * h;
-                                const Vec3 clo{o.x + float(i) * h - rc, o.y + float(j) * h - rc, o.z + float(k) * h - rc};
-                                const Vec3 chi{clo.x + h + 2.f * rc, clo.y + h + 2.f * rc, clo.z + h + 2.f * rc};
-                                if (tb.lo.x > chi.x || tb.hi.x < clo.x || tb.lo.y > chi.y || tb.hi.y < clo.y ||
-                                    tb.lo.z > chi.z || tb.hi.z < clo.z)
-                                    continue;
-                                visit(cell);
-                            }
+                    visit(t);
                 }
+            }
     };
-    const std::uint32_t T = v.triangleCount;
-    // Count into start[cell].
-    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, T, 64), [&](const tbb::blocked_range<std::uint32_t>& r) {
-        for (std::uint32_t t = r.begin(); t != r.end(); ++t)
-            forEachCell(t, [&](std::size_t cell) {
-                std::atomic_ref<std::uint32_t>(start[cell]).fetch_add(1, std::memory_order_relaxed);
+    // Each thin cell's list in ascending order (ties in the exact query go to the lower
+    // triangle index) without sorting: mark the triangles in a per-thread bitmap, read the
+    // marked words back (clearing them) into per-thread storage; then concatenate.
+    struct Local {
+        std::vector<std::uint64_t> bits;
+        std::vector<std::uint32_t> data;
+    };
+    tbb::enumerable_thread_specific<Local> locals([T] { return Local{std::vector<std::uint64_t>((T + 63) / 64, 0), {}}; });
+    std::vector<std::uint32_t>& listStart = thinOffset_;
+    listStart.assign(thinList.size() + 1, 0);
+    std::vector<const Local*> owner(thinList.size());
+    std::vector<std::uint32_t> begin(thinList.size());
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thinList.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        Local& local = locals.local();
+        std::uint64_t* bits = local.bits.data();
+        for (std::size_t q = r.begin(); q != r.end(); ++q) {
+            std::uint32_t first = T, last = 0;
+            forEachTriangle(q, [&](std::uint32_t t) {
+                bits[t / 64] |= std::uint64_t(1) << (t % 64);
+                first = std::min(first, t);
+                last = std::max(last, t);
             });
+            owner[q] = &local;
+            begin[q] = std::uint32_t(local.data.size());
+            for (std::uint32_t w = first / 64; first <= last && w <= last / 64; ++w)
+                for (std::uint64_t word = std::exchange(bits[w], 0); word != 0; word &= word - 1)
+                    local.data.push_back(64 * w + std::uint32_t(std::countr_zero(word)));
+            listStart[q + 1] = std::uint32_t(local.data.size()) - begin[q];
+        }
     });
-    // Exclusive scan: start[cell] = first slot of the cell.
     std::uint64_t total = 0;
-    for (std::size_t c = 0; c < cellCount; ++c) {
-        const std::uint32_t count = start[c];
-        start[c] = std::uint32_t(total);
-        total += count;
+    for (std::size_t q = 0; q < thinList.size(); ++q) {
+        total += listStart[q + 1];
+        if (total >= kNoNeighbour)
+            throw std::runtime_error("WallDistanceField: too many thin-cell triangle entries; use a smaller band");
+        listStart[q + 1] = std::uint32_t(total);
     }
-    if (total >= kNoNeighbour)
-        throw std::runtime_error("WallDistanceField: too many thin-cell triangle entries; use a smaller band");
-    start[cellCount] = std::uint32_t(total);
     cellTriangles_.resize(total);
-    // Fill; afterwards start[cell] is the first slot of cell + 1, so shift right by one.
     std::uint32_t* list = cellTriangles_.data();
-    tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, T, 64), [&](const tbb::blocked_range<std::uint32_t>& r) {
-        for (std::uint32_t t = r.begin(); t != r.end(); ++t)
-            forEachCell(t, [&](std::size_t cell) {
-                list[std::atomic_ref<std::uint32_t>(start[cell]).fetch_add(1, std::memory_order_relaxed)] = t;
-            });
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thinList.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t q = r.begin(); q != r.end(); ++q) {
+            const std::uint32_t* from = owner[q]->data.data() + begin[q];
+            std::copy(from, from + (listStart[q + 1] - listStart[q]), list + listStart[q]);
+        }
     });
-    std::copy_backward(start, start + cellCount, start + cellCount + 1);
-    start[0] = 0;
-    // Deterministic order (ties in the exact query go to the lower triangle index).
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, cellCount, 4096), [&](const tbb::blocked_range<std::size_t>& r) {
-        for (std::size_t c = r.begin(); c != r.end(); ++c)
-            if (start[c + 1] - start[c] > 1) std::sort(list + start[c], list + start[c + 1]);
+    // CSR starts for every cell: cells up to thin cell q start at its list, cells past
+    // the last one at the end. Entries past this grid left by an earlier build are cleared.
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thinList.size() + 1, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t q = r.begin(); q != r.end(); ++q) {
+            const std::size_t from = q == 0 ? 0 : std::size_t(thinList[q - 1]) + 1;
+            const std::size_t to = q == thinList.size() ? used : std::size_t(thinList[q]) + 1;
+            std::fill(start + from, start + to, listStart[q]);
+        }
     });
+    if (cellStartDirtyEnd_ > used) std::fill(start + used, start + cellStartDirtyEnd_, 0u);
+    cellStartDirtyEnd_ = used;
 }
 
 WallFieldView WallDistanceField::view() const {
@@ -750,9 +856,9 @@ WallFieldView WallDistanceField::view() const {
     v.band = band_;
     v.phi = phi_.empty() ? nullptr : phi_.data();
     v.wallVelocity = nodeVelocity_.data();
-    v.nodeCount = std::uint32_t(phi_.size());
+    v.nodeCount = std::uint32_t(nodeCount_);
     v.cellTriangleStart = cellTriangleStart_.data();
-    v.cellCount = cellTriangleStart_.empty() ? 0u : std::uint32_t(cellTriangleStart_.size() - 1);
+    v.cellCount = std::uint32_t(cellCount_);
     v.cellTriangles = cellTriangles_.data();
     v.cellTriangleCount = std::uint32_t(cellTriangles_.size());
     v.vertices = vertices_.data();
@@ -782,8 +888,8 @@ std::size_t WallDistanceField::bytes() const {
     return b(phi_) + b(nodeVelocity_) + b(cellTriangleStart_) + b(cellTriangles_) + b(vertices_) +
            b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(edgeNormals_) +
            b(edgeNeighbour_) + b(vertexCornerStart_) + b(vertexCorners_) + b(nodeKey_) + b(nodeBand_) +
-           b(cellThin_) + b(cornerAngle_) + b(blockThin_) + b(vertexRegular_) + b(triangleSliver_) +
-           b(vertexConeCos_);
+           b(cellThin_) + b(cornerAngle_) + b(vertexRegular_) + b(triangleSliver_) + b(vertexConeCos_) +
+           b(thinList_) + b(thinOffset_) + b(bucketStart_) + b(bucketTris_);
 }
 
 } // namespace atrium::sph

@@ -284,15 +284,26 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 /// Macklin et al. 2014).
 ///
 /// Build:
-///  1. Narrow band (|phi| < band): every triangle scatters to the grid nodes within
-///     `band` of it (per node row: the x-interval inside the triangle's slab, bounding
-///     ball and edge half-spaces grown by band; per node: skipped when a plane or ball
-///     lower bound already exceeds the node's best); each node keeps the minimum of
-///     (squared exact distance, triangle index) by a 64-bit atomic min (sort-free,
-///     deterministic: ties go to the lower triangle index). The sign is that of (p - closest) . N with N
-///     the pseudo-normal of the closest feature (face normal; edge: sum of the two
-///     adjacent face normals; vertex: angle-weighted sum of incident face normals).
-///     The wall velocity is interpolated with the closest point's barycentric weights.
+///  1. Narrow band (|phi| < band): each node keeps the minimum of (squared exact
+///     distance, triangle index) over all triangles closer than `band` (64-bit atomic
+///     min: sort-free, deterministic, independent of the thread count; ties go to the
+///     lower triangle index). A triangle only evaluates the nodes where it can be the
+///     closest one (its characteristic region, Mauch 2003): when the face normals around
+///     its three vertices lie within ~45 degrees of its own and each vertex is a closed,
+///     consistently wound manifold fan of non-sliver triangles, that region lies in the
+///     tilted prism |h| <= band, s_e <= tan(theta) |h| (h: height above the triangle's
+///     plane, s_e: in-plane distance past edge e, theta: bound on those normals' angle,
+///     plus float margins) - typically a few nodes for a triangle of a cell or less;
+///     other triangles evaluate every node within band of their plane, edge lines and
+///     bounding ball (skipping nodes whose best is already closer than a plane or ball
+///     lower bound). Every triangle that attains a node's distance to the mesh is
+///     evaluated there, so the result is that of evaluating all triangles everywhere
+///     (bit for bit in the tests; in principle a float near-tie, within rounding, with a
+///     triangle that is not closest could resolve differently). The sign is that of
+///     (p - closest) . N with N the pseudo-normal of the closest feature (face normal;
+///     edge: sum of the two adjacent face normals; vertex: angle-weighted sum of
+///     incident face normals). The wall velocity is interpolated with the closest
+///     point's barycentric weights.
 ///  2. Off band: phi = +-band. The sign is flood-filled along each x grid line from its
 ///     first node (on the grid border, outside): a run of off-band nodes takes the sign
 ///     of the node before it (a band node, or a node outside the mesh bounds). Since
@@ -309,8 +320,9 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 ///     the cell (a bound on the distance from any point of the cell to the mesh), stored
 ///     as a CSR list. Smooth walls and 90-degree box edges are not flagged.
 ///
-/// Rebuilding reuses every allocation; the mesh topology (edge adjacency, vertex
-/// incidence) is recomputed only when the triangle list changes.
+/// Rebuilding reuses every allocation (node arrays only grow); the mesh topology (edge
+/// adjacency, vertex incidence, which vertices are regular fans) is recomputed only
+/// when the triangle list changes. All passes run in parallel (oneTBB).
 class WallDistanceField {
 public:
     struct Settings {
@@ -364,6 +376,7 @@ private:
     int nx_ = 0, ny_ = 0, nz_ = 0;
     Aabb meshBounds_;
     std::size_t thinCells_ = 0;
+    std::size_t nodeCount_ = 0, cellCount_ = 0; // the node arrays may be longer (grow only)
 
     // Field (in the view).
     std::vector<float> phi_;
@@ -386,15 +399,18 @@ private:
     // precondition of the tilted-prism scatter region, see scatterBand()).
     std::vector<std::uint8_t> vertexRegular_;
     bool topologyValid_ = false;
-    bool cellStartDirty_ = false; // cellTriangleStart_ holds non-zero entries
+    std::size_t cellStartDirtyEnd_ = 0; // cellTriangleStart_ is zero from here on
     // Scratch reused between builds.
     std::vector<std::uint64_t> nodeKey_;  // (squared distance bits << 32) | triangle
     std::vector<std::uint8_t> nodeBand_;  // 1: node in the band
     std::vector<std::uint8_t> cellThin_;
     std::vector<float> cornerAngle_;      // 3 per triangle
     std::vector<std::uint8_t> triangleSliver_; // 1: zero-area or sliver (normal not trusted)
-    std::vector<float> vertexConeCos_;    // cos of the widest angle between two face normals at the vertex (bound); -1: irregular
-    std::vector<std::uint8_t> blockThin_; // 4^3-cell blocks holding a thin cell
+    std::vector<float> vertexConeCos_;    // cos(2 beta), beta: widest face normal from the vertex normal; -1: irregular
+    std::vector<std::uint32_t> thinList_;    // thin cells, ascending
+    std::vector<std::uint32_t> thinOffset_;  // chunk offsets, then list starts per thin cell
+    std::vector<std::uint32_t> bucketStart_; // triangles by block of cells (CSR)
+    std::vector<std::uint32_t> bucketTris_;
 };
 
 } // namespace atrium::sph
