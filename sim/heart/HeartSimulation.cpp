@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <span>
 #include <stdexcept>
 
 namespace atrium::heart {
@@ -58,6 +59,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     : heart_(heart), cycleSeconds_(cycleSeconds), anatomy_(std::move(anatomy)), settings_(settings) {
     if (!(cycleSeconds_ > 0.0)) throw std::invalid_argument("heart: cycleSeconds must be > 0");
     if (!(settings_.particleSpacingMm > 0.0)) throw std::invalid_argument("heart: particleSpacingMm must be > 0");
+    if (!(settings_.wallTravelPerUpdate >= 0.0))
+        throw std::invalid_argument("heart: wallTravelPerUpdate must be >= 0");
     if (settings_.fill == HeartSimulationSettings::Fill::Emitter && !anatomy_.inflow)
         throw std::invalid_argument("heart: filling through an emitter needs an inflow disc in the anatomy");
 
@@ -124,22 +127,98 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     if (scene.fluidBlocks.empty() && scene.emitters.empty())
         throw std::invalid_argument("heart: no blood: seeded filling or an inflow disc is needed");
 
+    // Continuous switch at half way (see wallAt()): mesh k+1's half-way vertices are
+    // snapped onto mesh k's half-way surface.
+    const int phases = heart_.phaseCount();
+    backwardToSurface_.resize(std::size_t(phases));
+    for (int k = 0; k < phases; ++k) {
+        const sph::TriangleMesh& a = heart_.phaseMesh(k);
+        const std::span<const sph::Vec3> forward = heart_.forwardDisplacement(k);
+        std::vector<sph::Vec3> halfA(a.vertices.size());
+        for (std::size_t i = 0; i < halfA.size(); ++i) halfA[i] = a.vertices[i] + forward[i];
+        const TriangleLocator locator(halfA, a.triangles);
+        const sph::TriangleMesh& next = heart_.phaseMesh(k + 1);
+        const std::span<const sph::Vec3> backward = heart_.backwardDisplacement(k + 1);
+        std::vector<sph::Vec3>& d = backwardToSurface_[std::size_t((k + 1) % phases)];
+        d.resize(next.vertices.size());
+        for (std::size_t i = 0; i < d.size(); ++i)
+            d[i] = locator.closestPoint(next.vertices[i] + backward[i]) - next.vertices[i];
+        // Snapping to closest points folds triangles over sharp rims (the mitral
+        // annulus): a folded wall has no inside there and throws the blood about. Halve
+        // the snap of the corners of every triangle it turns over, until none does.
+        std::vector<char> shrink(d.size());
+        for (int iteration = 0; iteration < 12; ++iteration) {
+            std::fill(shrink.begin(), shrink.end(), 0);
+            bool any = false;
+            for (const auto& t : next.triangles) {
+                const auto at = [&](std::uint32_t i, bool snapped) {
+                    return next.vertices[i] + (snapped ? d[i] : backward[i]);
+                };
+                const sph::Vec3 plain = cross(at(t[1], false) - at(t[0], false), at(t[2], false) - at(t[0], false));
+                const sph::Vec3 moved = cross(at(t[1], true) - at(t[0], true), at(t[2], true) - at(t[0], true));
+                if (dot(plain, moved) > 0.f) continue; // kept its side
+                shrink[t[0]] = shrink[t[1]] = shrink[t[2]] = 1;
+                any = true;
+            }
+            if (!any) break;
+            for (std::size_t i = 0; i < d.size(); ++i)
+                if (shrink[i]) d[i] = backward[i] + (d[i] - backward[i]) * (iteration < 11 ? 0.5f : 0.f);
+        }
+    }
+    const double rate = 2.0 * phases / cycleSeconds_; // d factor / dt, see wallAt()
+    for (int k = 0; k < phases; ++k) {
+        for (const sph::Vec3& d : heart_.forwardDisplacement(k)) maxWallSpeedMmPerS_ = std::max(maxWallSpeedMmPerS_, rate * length(d));
+        for (const sph::Vec3& d : backwardToSurface_[std::size_t(k)]) maxWallSpeedMmPerS_ = std::max(maxWallSpeedMmPerS_, rate * length(d));
+    }
+
     solver_ = std::make_unique<sph::Solver>(std::move(scene), settings_.backend, wallM_, &velocityM_);
     // A lattice cut by curved walls starts a few per cent off its rest density; let
     // it settle (about ten sound crossings of the heart) before anything moves.
     if (settings_.fill == HeartSimulationSettings::Fill::Seeded) solver_->relax(settings_.relaxationSteps);
     filling_ = fillEnd > 0.0;
     beatStart_ = fillEnd;
-    currentFrame_ = 0;
 }
 
 double HeartSimulation::heartTime() const { return filling_ ? 0.0 : solver_->time() - beatStart_; }
 
 double HeartSimulation::beats() const { return heartTime() / cycleSeconds_; }
 
+void HeartSimulation::wallAt(double cycleFraction, sph::TriangleMesh& meshMm,
+                             std::vector<sph::Vec3>& velocityMmPerS) const {
+    // MovingHeartMesh::sample's rule (MeshInterpolation.h, step 5) - mesh k moves to its
+    // half-way position in the first half of interval k, mesh k+1 comes from its own
+    // half-way position in the second - except that mesh k+1 starts on mesh k's
+    // half-way surface: its backward displacement includes the snap onto that surface,
+    // which it then undoes over the half interval. The half-way mismatch (up to ~2 mm
+    // at the aortic rim of the phantom) would otherwise be crossed in a single solver
+    // step, a wall speed of tens of m/s that throws the blood it sweeps onto its
+    // neighbours; spread over half a phase interval it is a few cm/s. Both phase meshes
+    // are still reached exactly.
+    double t = cycleFraction - std::floor(cycleFraction);
+    if (t >= 1.0) t = 0.0;
+    const int P = heart_.phaseCount();
+    const double u = t * P;
+    const int k = std::min(int(u), P - 1);
+    const double s = std::clamp(u - k, 0.0, 1.0);
+    const bool forward = s < 0.5;
+    const int m = forward ? k : (k + 1) % P;
+    const sph::TriangleMesh& src = heart_.phaseMesh(m);
+    const std::span<const sph::Vec3> d =
+        forward ? heart_.forwardDisplacement(m) : std::span<const sph::Vec3>(backwardToSurface_[std::size_t(m)]);
+    const float factor = float(forward ? s / 0.5 : (1.0 - s) / 0.5);
+    const float rate = float((forward ? 2.0 : -2.0) * P / cycleSeconds_); // d factor / dt
+    meshMm.triangles = src.triangles;
+    meshMm.vertices.resize(src.vertices.size());
+    velocityMmPerS.resize(src.vertices.size());
+    for (std::size_t i = 0; i < src.vertices.size(); ++i) {
+        meshMm.vertices[i] = src.vertices[i] + d[i] * factor;
+        velocityMmPerS[i] = d[i] * rate;
+    }
+}
+
 void HeartSimulation::updateWall(double cycleFraction) {
     const auto t0 = std::chrono::steady_clock::now();
-    heart_.sample(cycleFraction, cycleSeconds_, wallMm_, velocityMm_);
+    wallAt(cycleFraction, wallMm_, velocityMm_);
     wallM_.triangles = wallMm_.triangles; // reuses capacity
     wallM_.vertices.resize(wallMm_.vertices.size());
     velocityM_.resize(velocityMm_.size());
@@ -155,13 +234,20 @@ void HeartSimulation::updateWall(double cycleFraction) {
 void HeartSimulation::step() {
     if (filling_ && solver_->time() >= beatStart_) filling_ = false;
     if (!filling_) {
-        // The wall moves once per sub-frame of the cycle, to the sub-frame's pose.
-        const double cycles = (solver_->time() - beatStart_) / cycleSeconds_;
-        const int frames = heart_.frameCount();
-        const int frame = int(std::floor(cycles * frames)) % frames;
-        if (frame != currentFrame_) {
-            currentFrame_ = frame;
-            updateWall(double(frame) / frames);
+        // The wall follows the blood's clock, re-posed whenever it may have moved
+        // wallTravelPerUpdate spacings (a few solver steps). Re-posing it once per
+        // sub-frame instead (~0.5 mm, a quarter spacing, every ~50 steps) shoves the
+        // layer of blood against it by that much in one step: a pressure pulse of tens
+        // of kPa at every sub-frame, which at the start of ejection shook the ventricle
+        // up to several m/s and blew the simulation up.
+        const double interval = std::min(
+            cycleSeconds_ / heart_.frameCount(),
+            settings_.wallTravelPerUpdate * settings_.particleSpacingMm / std::max(maxWallSpeedMmPerS_, 1e-9));
+        const double now = solver_->time();
+        if (lastWallUpdate_ < 0.0 || now - lastWallUpdate_ >= interval) {
+            lastWallUpdate_ = now;
+            const double cycles = (now - beatStart_) / cycleSeconds_;
+            updateWall(cycles - std::floor(cycles));
         }
     }
     solver_->step();

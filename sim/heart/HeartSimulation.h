@@ -1,8 +1,8 @@
 #pragma once
 // Blood pumped by a moving heart wall (Poyart 2016, 3.5.6): the solver of sim/sph runs
-// inside the interpolated heart mesh, which is re-sampled at every sub-frame of the
-// cardiac cycle; one-way planes at the mitral and aortic valves, an emitter in the
-// left atrium that keeps inflow going, and an outlet beyond the aortic root that
+// inside the interpolated heart mesh, re-posed every few solver steps so that it never
+// moves more than a small fraction of a particle spacing at once; one-way planes at the
+// mitral and aortic valves, an emitter in the left atrium that keeps inflow going, and an outlet beyond the aortic root that
 // removes what the ventricle ejects, so the simulation runs indefinitely with a
 // bounded particle count. The heart works in millimetres, the solver in metres.
 
@@ -42,6 +42,11 @@ struct HeartSimulationSettings {
     double inflowMlPerSecond = 90.0;  ///< atrial inflow during the beat (~ cardiac output)
     double soundSpeed = 10.0;         ///< m/s; ~10x the fastest blood flow (~1 m/s)
     double viscosity = 0.0035;        ///< blood, Pa s
+    /// The wall is re-posed whenever its fastest point may have moved this fraction of
+    /// a particle spacing since the last pose (at most every sub-frame of the heart).
+    /// Each re-pose shoves the blood layer against the wall by up to that much in one
+    /// step; 0 re-poses it at every solver step (smoothest, one field rebuild per step).
+    double wallTravelPerUpdate = 0.05;
     sph::BackendKind backend = sph::BackendKind::Cpu;
 };
 
@@ -62,6 +67,11 @@ public:
     const sph::Solver& solver() const { return *solver_; }
     sph::Solver& solver() { return *solver_; }
 
+    /// The wall at `cycleFraction` (wraps), vertices in mm and velocities in mm/s: the
+    /// heart's interpolated motion, with the switch of connectivity at half way made
+    /// continuous (see HeartSimulation.cpp). step() poses the wall with it.
+    void wallAt(double cycleFraction, sph::TriangleMesh& meshMm, std::vector<sph::Vec3>& velocityMmPerS) const;
+
     /// Time spent re-sampling the heart mesh and rebuilding the wall field (ms).
     double meshUpdateMs() const { return meshUpdateMs_; }
     std::uint64_t meshUpdates() const { return meshUpdates_; }
@@ -76,7 +86,11 @@ private:
     std::unique_ptr<sph::Solver> solver_;
     bool filling_ = false;
     double beatStart_ = 0.0;  // solver time when the beat started
-    int currentFrame_ = -1;
+    /// Per phase k: the half-way displacement that takes mesh k towards k-1 and lands
+    /// its vertices on mesh k-1's half-way surface (backward displacement + snap).
+    std::vector<std::vector<sph::Vec3>> backwardToSurface_;
+    double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
+    double lastWallUpdate_ = -1.0;    // solver time of the last pose (s)
     double meshUpdateMs_ = 0.0;
     std::uint64_t meshUpdates_ = 0;
     sph::TriangleMesh wallMm_, wallM_;
