@@ -117,15 +117,7 @@ std::string joined(const std::vector<std::string>& items) {
 }
 
 void requireReadableFile(const fs::path& file) {
-    std::error_code ec;
-    const auto status = fs::status(file, ec);
-    if (ec || !fs::exists(status)) throw MeshError(file, "file does not exist");
-    if (fs::is_directory(status)) throw MeshError(file, "is a directory, expected a mesh file");
-    const auto size = fs::file_size(file, ec);
-    if (ec) throw MeshError(file, "cannot read the file size: " + ec.message());
-    if (size == 0) throw MeshError(file, "empty file (0 bytes)");
-    std::ifstream probe(file, std::ios::binary);
-    if (!probe) throw MeshError(file, "cannot open the file for reading");
+    if (const std::string why = unreadableFileReason(file, "mesh"); !why.empty()) throw MeshError(file, why);
 }
 
 std::string formatName(MeshFormat format) {

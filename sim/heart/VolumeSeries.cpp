@@ -134,15 +134,7 @@ std::string fileHead(const fs::path& file, std::size_t n) {
 }
 
 void requireReadableFile(const fs::path& file) {
-    std::error_code ec;
-    const auto status = fs::status(file, ec);
-    if (ec || !fs::exists(status)) throw VolumeError(file, "file does not exist");
-    if (fs::is_directory(status)) throw VolumeError(file, "is a directory, expected a volume file");
-    const auto size = fs::file_size(file, ec);
-    if (ec) throw VolumeError(file, "cannot read the file size: " + ec.message());
-    if (size == 0) throw VolumeError(file, "empty file (0 bytes)");
-    std::ifstream probe(file, std::ios::binary);
-    if (!probe) throw VolumeError(file, "cannot open the file for reading");
+    if (const std::string why = unreadableFileReason(file, "volume"); !why.empty()) throw VolumeError(file, why);
 }
 
 /// Copies an image's single-component scalars into a Volume.
@@ -977,6 +969,19 @@ VolumeSeries readDicomSeries(const std::vector<fs::path>& phaseDirectories, cons
         if (!fs::is_directory(dir, ec)) throw VolumeError(dir, "DICOM phase directory does not exist");
     }
     return readFrames(phaseDirectories, options);
+}
+
+std::string unreadableFileReason(const fs::path& file, const std::string& kind) {
+    std::error_code ec;
+    const auto status = fs::status(file, ec);
+    if (ec || !fs::exists(status)) return "file does not exist";
+    if (fs::is_directory(status)) return "is a directory, expected a " + kind + " file";
+    const auto size = fs::file_size(file, ec);
+    if (ec) return "cannot read the file size: " + ec.message();
+    if (size == 0) return "empty file (0 bytes)";
+    std::ifstream probe(file, std::ios::binary);
+    if (!probe) return "cannot open the file for reading";
+    return {};
 }
 
 std::vector<fs::path> resolveSeriesFrames(const std::string& source, const std::vector<std::string>& extensions,

@@ -122,6 +122,11 @@ VolumeSeries readDicomSeries(const std::vector<std::filesystem::path>& phaseDire
 /// extension is in `extensions` (lower case, with dot), natural order; files of two
 /// different listed extensions throw. expectedCount > 0 enforces the count.
 /// With an empty `extensions`, a pattern may match files or directories.
+/// Why `file` cannot be read as an input file (missing, a directory, empty,
+/// unreadable), or an empty string when it can. `kind` names what was expected
+/// ("volume", "mesh") in the message.
+std::string unreadableFileReason(const std::filesystem::path& file, const std::string& kind);
+
 std::vector<std::filesystem::path> resolveSeriesFrames(const std::string& source,
                                                        const std::vector<std::string>& extensions,
                                                        int expectedCount = 0);
