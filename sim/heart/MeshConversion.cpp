@@ -226,8 +226,9 @@ EdgeTable buildEdgeTable(const sph::TriangleMesh& mesh) {
     return table;
 }
 
-std::vector<Edge> boundaryEdges(const sph::TriangleMesh& mesh) {
-    const EdgeTable table = buildEdgeTable(mesh);
+std::vector<Edge> boundaryEdges(const sph::TriangleMesh& mesh) { return boundaryEdges(buildEdgeTable(mesh)); }
+
+std::vector<Edge> boundaryEdges(const EdgeTable& table) {
     std::vector<Edge> out;
     for (const auto& e : table.edges)
         if (e.useCount == 1) {

@@ -47,6 +47,8 @@ struct EdgeTable {
 EdgeTable buildEdgeTable(const sph::TriangleMesh& mesh);
 
 /// Edges used by exactly one triangle, directed as that triangle runs them.
+/// Edges used by exactly one triangle of an edge table, directed as that triangle runs them.
+std::vector<Edge> boundaryEdges(const EdgeTable& table);
 std::vector<Edge> boundaryEdges(const sph::TriangleMesh& mesh);
 /// Edges used by more than two triangles.
 std::size_t nonManifoldEdgeCount(const sph::TriangleMesh& mesh);

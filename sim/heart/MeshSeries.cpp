@@ -1,4 +1,5 @@
 #include "sim/heart/MeshSeries.h"
+#include "sim/heart/VtkMessageLog.h"
 
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/SurfaceExtraction.h"
@@ -57,52 +58,6 @@ namespace {
 
 using Triangle = std::array<std::uint32_t, 3>;
 constexpr std::uint32_t kNone = std::numeric_limits<std::uint32_t>::max();
-
-// ---------------------------------------------------------------------------------------
-// VTK error capture: readers, filters and writers report through ErrorEvent/WarningEvent,
-// which we collect instead of letting VTK print them.
-
-class VtkMessageLog : public vtkCommand {
-public:
-    static VtkMessageLog* New() { return new VtkMessageLog; }
-    vtkTypeMacro(VtkMessageLog, vtkCommand)
-
-    void Execute(vtkObject*, unsigned long event, void* callData) override {
-        if (event == vtkCommand::ErrorEvent) errors.push_back(clean(callData));
-        else if (event == vtkCommand::WarningEvent) warnings.push_back(clean(callData));
-    }
-    /// Observes an object, and for an algorithm also its executive.
-    void watch(vtkObject* object) {
-        object->AddObserver(vtkCommand::ErrorEvent, this);
-        object->AddObserver(vtkCommand::WarningEvent, this);
-        if (auto* algorithm = vtkAlgorithm::SafeDownCast(object)) {
-            algorithm->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, this);
-            algorithm->GetExecutive()->AddObserver(vtkCommand::WarningEvent, this);
-        }
-    }
-    bool failed() const { return !errors.empty(); }
-    std::string firstError() const { return errors.empty() ? std::string{} : errors.front(); }
-    std::vector<std::string> all() const {
-        std::vector<std::string> out;
-        for (const auto& e : errors) out.push_back("VTK error: " + e);
-        for (const auto& w : warnings) out.push_back("VTK warning: " + w);
-        return out;
-    }
-
-    std::vector<std::string> errors, warnings;
-
-private:
-    // VTK prefixes "[ERROR: In file, line N] ClassName (0x1234): "; keep the message.
-    static std::string clean(void* callData) {
-        std::string text = callData ? static_cast<const char*>(callData) : "unknown VTK error";
-        const auto object = text.find("(0x");
-        const auto tag = text.find("): ", object == std::string::npos ? 0 : object);
-        if (tag != std::string::npos) text = text.substr(tag + 3);
-        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-        std::replace(text.begin(), text.end(), '\n', ' ');
-        return text;
-    }
-};
 
 std::string lowerExtension(const fs::path& file) {
     std::string ext = file.extension().string();

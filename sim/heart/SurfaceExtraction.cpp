@@ -81,15 +81,6 @@ bool tableHasEdge(const EdgeTable& table, std::uint32_t a, std::uint32_t b) {
     return it != table.edges.end() && it->a == lo && it->b == hi;
 }
 
-std::vector<Edge> boundaryEdgesOf(const EdgeTable& table) {
-    std::vector<Edge> out;
-    for (const auto& e : table.edges)
-        if (e.useCount == 1) {
-            if (table.useForward[e.firstUse] != 0) out.push_back({e.a, e.b});
-            else out.push_back({e.b, e.a});
-        }
-    return out;
-}
 
 // ---------------------------------------------------------------------------------------
 // Progress reporting from VTK filters, with exceptions from the callback carried across.
@@ -809,7 +800,7 @@ std::size_t capHoles(sph::TriangleMesh& mesh, double maxHoleDiameter) {
         throw std::invalid_argument("capHoles: the largest hole diameter must be positive, got " +
                                     std::to_string(maxHoleDiameter));
     const EdgeTable table = buildEdgeTable(mesh);
-    const std::vector<Edge> edges = boundaryEdgesOf(table);
+    const std::vector<Edge> edges = boundaryEdges(table);
     if (edges.empty()) return 0;
     const std::vector<BoundaryLoop> loops = findBoundaryLoops(edges, mesh.vertices.size());
 
@@ -972,7 +963,7 @@ sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings&
     const VolumeFaces faces(image);
     {
         const EdgeTable table = buildEdgeTable(mesh);
-        const std::vector<Edge> edges = boundaryEdgesOf(table);
+        const std::vector<Edge> edges = boundaryEdges(table);
         if (settings.capHoles && !edges.empty()) {
             std::unordered_set<std::uint64_t> added;
             std::vector<std::array<std::uint32_t, 3>> caps;
@@ -988,7 +979,7 @@ sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings&
         }
     }
     const EdgeTable finalTable = buildEdgeTable(mesh);
-    const std::vector<Edge> finalEdges = boundaryEdgesOf(finalTable);
+    const std::vector<Edge> finalEdges = boundaryEdges(finalTable);
     rep.nonManifoldEdges = std::size_t(std::count_if(finalTable.edges.begin(), finalTable.edges.end(),
                                                      [](const EdgeTable::Entry& e) { return e.useCount > 2; }));
     rep.boundaryEdges = finalEdges.size();

@@ -1,4 +1,5 @@
 #include "sim/heart/VolumeSeries.h"
+#include "sim/heart/VtkMessageLog.h"
 
 #include <vtkAlgorithm.h>
 #include <vtkCommand.h>
@@ -39,50 +40,6 @@ VolumeError::VolumeError(const fs::path& file, const std::string& message)
     : std::runtime_error(file.string() + ": " + message), file_(file) {}
 
 namespace {
-
-// ---------------------------------------------------------------------------------------
-// VTK error capture: readers and writers report through ErrorEvent/WarningEvent, which we
-// collect instead of letting VTK print them.
-
-class VtkMessageLog : public vtkCommand {
-public:
-    static VtkMessageLog* New() { return new VtkMessageLog; }
-    vtkTypeMacro(VtkMessageLog, vtkCommand)
-
-    void Execute(vtkObject*, unsigned long event, void* callData) override {
-        if (event == vtkCommand::ErrorEvent) {
-            errors.push_back(clean(callData));
-        } else if (event == vtkCommand::WarningEvent) {
-            warnings.push_back(clean(callData));
-        }
-    }
-    /// Observes an object, and for an algorithm also its executive (which reports
-    /// "returned failure for request" after the algorithm's own error).
-    void watch(vtkObject* object) {
-        object->AddObserver(vtkCommand::ErrorEvent, this);
-        object->AddObserver(vtkCommand::WarningEvent, this);
-        if (auto* algorithm = vtkAlgorithm::SafeDownCast(object)) {
-            algorithm->GetExecutive()->AddObserver(vtkCommand::ErrorEvent, this);
-            algorithm->GetExecutive()->AddObserver(vtkCommand::WarningEvent, this);
-        }
-    }
-    bool failed() const { return !errors.empty(); }
-    std::string firstError() const { return errors.empty() ? std::string{} : errors.front(); }
-
-    std::vector<std::string> errors, warnings;
-
-private:
-    // VTK prefixes "[ERROR: In file, line N] ClassName (0x1234): "; keep the message.
-    static std::string clean(void* callData) {
-        std::string text = callData ? static_cast<const char*>(callData) : "unknown VTK error";
-        const auto object = text.find("(0x");
-        const auto tag = text.find("): ", object == std::string::npos ? 0 : object);
-        if (tag != std::string::npos) text = text.substr(tag + 3);
-        while (!text.empty() && std::isspace(static_cast<unsigned char>(text.back()))) text.pop_back();
-        std::replace(text.begin(), text.end(), '\n', ' ');
-        return text;
-    }
-};
 
 /// vtkDICOMImageReader keeps the sorted slice list protected; this exposes it.
 class DicomDirectoryReader : public vtkDICOMImageReader {
