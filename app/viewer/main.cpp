@@ -1,0 +1,184 @@
+// atrium: the viewer. Opens the window on the beating heart (the last one shown, or the
+// adult phantom), or renders headless screenshots and frame-time measurements for tests
+// and benchmarks. Run `atrium --help` for the options.
+
+#include "widgets/MainWindow.h"
+#include "widgets/SceneView.h"
+#include "widgets/SimulationRunner.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QRegularExpression>
+#include <QSurfaceFormat>
+#include <QTimer>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+using namespace atrium;
+
+namespace {
+
+[[noreturn]] void fail(const QString& message, int code = 1) {
+    std::cerr << "atrium: " << message.toStdString() << "\n";
+    std::exit(code);
+}
+
+QSize parseSize(const QString& text) {
+    const auto m = QRegularExpression("^(\\d+)[xX](\\d+)$").match(text);
+    if (!m.hasMatch()) fail("--size expects WIDTHxHEIGHT (e.g. 1280x720), got '" + text + "'");
+    const QSize s(m.captured(1).toInt(), m.captured(2).toInt());
+    const int limit = widgets::SceneView::kMaxImageSide;
+    if (s.width() < 16 || s.height() < 16 || s.width() > limit || s.height() > limit)
+        fail(QString("--size must be between 16x16 and %1x%1, got '%2'").arg(limit).arg(text));
+    return s;
+}
+
+int parsePositive(const QCommandLineParser& p, const QString& name, int fallback, int lo, int hi) {
+    if (!p.isSet(name)) return fallback;
+    bool ok = false;
+    const int v = p.value(name).toInt(&ok);
+    if (!ok || v < lo || v > hi) fail(QString("--%1 expects an integer in [%2, %3], got '%4'").arg(name).arg(lo).arg(hi).arg(p.value(name)));
+    return v;
+}
+
+double percentile(std::vector<double> v, double q) {
+    if (v.empty()) return 0.0;
+    std::sort(v.begin(), v.end());
+    return v[std::min(v.size() - 1, std::size_t(q * double(v.size())))];
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    QSurfaceFormat format;
+    format.setDepthBufferSize(24);
+    format.setStencilBufferSize(8);
+    format.setSwapInterval(0); // frames are paced by the view's timer, not the display
+    QSurfaceFormat::setDefaultFormat(format);
+
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("Atrium");
+    QApplication::setApplicationName("Atrium");
+
+    QCommandLineParser parser;
+    parser.setApplicationDescription("Atrium: a beating heart with SPH blood, for teaching.");
+    parser.addHelpOption();
+    parser.addOptions({
+        {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child).", "NAME"},
+        {"volumes", "Show the heart of a 4D scan: a folder or printf pattern of volumes, one per phase.", "PATTERN"},
+        {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase.", "PATTERN"},
+        {"particles", "Blood particle budget (default 15000).", "N"},
+        {"backend", "Simulation backend: cpu or cuda.", "NAME"},
+        {"mode", "Navigation: orbit, usim or first-person.", "MODE"},
+        {"color", "Colour the blood by: blood, speed, density or pressure.", "NAME"},
+        {"screenshot", "Render, write the view to PATH (PNG) and exit.", "PATH"},
+        {"after-frames", "With --screenshot or --measure-frames: frames to render with blood first (default 10).", "N"},
+        {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
+        {"measure-frames", "Render N frames with blood and print frame-time statistics as JSON, then exit.", "N"},
+        {"timeout", "Headless modes: give up after S seconds (default 300).", "S"},
+    });
+    parser.process(app);
+
+    widgets::ViewerOptions options;
+    const int sources = int(parser.isSet("phantom")) + int(parser.isSet("volumes")) + int(parser.isSet("meshes"));
+    if (sources > 1) fail("give one of --phantom, --volumes, --meshes");
+    try {
+        if (parser.isSet("phantom")) options.source = heart::HeartSource::fromPreset(parser.value("phantom").toStdString());
+        if (parser.isSet("volumes")) options.source = heart::HeartSource::fromVolumes(parser.value("volumes").toStdString());
+        if (parser.isSet("meshes")) options.source = heart::HeartSource::fromMeshes(parser.value("meshes").toStdString());
+    } catch (const std::exception& e) {
+        fail(e.what());
+    }
+    if (parser.isSet("particles"))
+        options.particleBudget = parsePositive(parser, "particles", 15000, widgets::SimulationChoices::kMinParticles,
+                                               widgets::SimulationChoices::kMaxParticles);
+    if (parser.isSet("backend")) {
+        const QString b = parser.value("backend");
+        if (b != "cpu" && b != "cuda") fail("--backend expects cpu or cuda, got '" + b + "'");
+        if (b == "cuda" && !sph::cudaBackendAvailable()) fail("--backend cuda: no CUDA GPU on this machine");
+        options.cuda = b == "cuda";
+    }
+    const bool screenshot = parser.isSet("screenshot");
+    const int measure = parsePositive(parser, "measure-frames", 0, 1, 100000);
+    const bool headless = screenshot || measure > 0;
+    options.persistSettings = !headless;
+    const QSize size = parseSize(parser.value("size").isEmpty() ? "1280x720" : parser.value("size"));
+    const int afterFrames = parsePositive(parser, "after-frames", 10, 1, 100000);
+    const int timeout = parsePositive(parser, "timeout", 300, 1, 86400);
+
+    widgets::MainWindow window(options);
+    widgets::SceneView* view = window.sceneView();
+    if (parser.isSet("mode")) {
+        const QString m = parser.value("mode");
+        if (m == "orbit") view->setNavigationMode(narrative::CameraMode::Orbit);
+        else if (m == "usim") view->setNavigationMode(narrative::CameraMode::Usim);
+        else if (m == "first-person") view->setNavigationMode(narrative::CameraMode::FirstPerson);
+        else fail("--mode expects orbit, usim or first-person, got '" + m + "'");
+    }
+    if (parser.isSet("color")) {
+        const QString c = parser.value("color");
+        if (c == "blood") view->setColorQuantity(widgets::ColorQuantity::Blood);
+        else if (c == "speed") view->setColorQuantity(widgets::ColorQuantity::Speed);
+        else if (c == "density") view->setColorQuantity(widgets::ColorQuantity::DensityError);
+        else if (c == "pressure") view->setColorQuantity(widgets::ColorQuantity::Pressure);
+        else fail("--color expects blood, speed, density or pressure, got '" + c + "'");
+    }
+    if (headless) {
+        // The window's 3D view gets the requested size (menus and status bar around it).
+        window.resize(size + (window.size() - view->size()));
+        view->setFixedSize(size);
+    }
+    window.show();
+    if (!headless) return app.exec();
+
+    QObject::connect(&window, &widgets::MainWindow::loadFailed, [](const QString& why) { fail(why); });
+    QTimer::singleShot(timeout * 1000, [&] {
+        fail(QString("gave up after %1 s (frames with blood: %2)").arg(timeout).arg(view->framesWithBlood()), 2);
+    });
+    std::uint64_t firstMeasured = 0;
+    QObject::connect(view, &widgets::SceneView::frameRendered, [&] {
+        if (auto* r = view->runner(); r && r->state() == widgets::SimulationRunner::State::Failed)
+            fail("the simulation stopped: " + QString::fromStdString(r->failure()));
+        if (view->framesWithBlood() < std::uint64_t(afterFrames)) return;
+        if (screenshot) {
+            const QString path = parser.value("screenshot");
+            try {
+                const QImage image = view->renderImage(size);
+                if (!image.save(path, "PNG")) fail("could not write " + path);
+            } catch (const std::exception& e) {
+                fail(e.what());
+            }
+            std::cout << nlohmann::json{{"screenshot", path.toStdString()},
+                                        {"width", size.width()},
+                                        {"height", size.height()},
+                                        {"particles", view->shownSnapshot()->particles()},
+                                        {"seconds_to_first_heart", window.secondsToFirstHeart()}}
+                             .dump()
+                      << std::endl;
+            std::exit(0);
+        }
+        if (firstMeasured == 0) firstMeasured = view->framesRendered();
+        if (view->framesRendered() - firstMeasured < std::uint64_t(measure)) return;
+        const auto& times = view->recentFrameTimesMs();
+        std::vector<double> v(times.end() - std::min<std::ptrdiff_t>(measure, std::ptrdiff_t(times.size())), times.end());
+        const auto snap = view->shownSnapshot();
+        std::cout << nlohmann::json{{"width", size.width()},
+                                    {"height", size.height()},
+                                    {"particles", snap->particles()},
+                                    {"wall_triangles", snap->wallTriangles.size() / 3},
+                                    {"frames", v.size()},
+                                    {"frame_ms_p50", percentile(v, 0.5)},
+                                    {"frame_ms_p95", percentile(v, 0.95)},
+                                    {"fps_from_p50", 1000.0 / std::max(percentile(v, 0.5), 1e-6)},
+                                    {"fps_displayed", view->framesPerSecond()},
+                                    {"sim_steps_per_s", snap->stepsPerSecond}}
+                         .dump()
+                  << std::endl;
+        std::exit(0);
+    });
+    return app.exec();
+}

@@ -1,0 +1,26 @@
+#pragma once
+// The colour bar beside the view: the map of the current blood colouring with its
+// range and unit. Hidden when the blood is plain red.
+
+#include "widgets/ColorMap.h"
+
+#include <QWidget>
+
+namespace atrium::widgets {
+
+class ColorLegend : public QWidget {
+    Q_OBJECT
+public:
+    explicit ColorLegend(QWidget* parent = nullptr);
+    void setMap(ColorQuantity quantity, ColorRange range);
+    QSize sizeHint() const override { return {150, 220}; }
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+
+private:
+    ColorQuantity quantity_ = ColorQuantity::Blood;
+    ColorRange range_;
+};
+
+} // namespace atrium::widgets

@@ -1,0 +1,92 @@
+#pragma once
+// The viewer's window: the 3D view with its overlays (control bar, HUD, legend, help),
+// menus holding every action with its shortcut and tooltip, loading a heart on a
+// worker thread behind a progress dialog, screenshots, and settings kept between runs
+// (QSettings: geometry, last heart, navigation mode, colouring, wall opacity).
+
+#include "sim/heart/HeartPipeline.h"
+#include "widgets/SolverPanel.h"
+
+#include <QMainWindow>
+#include <QPointer>
+
+#include <functional>
+#include <memory>
+
+class QAction;
+class QActionGroup;
+class QLabel;
+class QProgressDialog;
+class QSlider;
+
+namespace atrium::widgets {
+
+class ControlBar;
+class HelpOverlay;
+class SceneView;
+
+/// How the window was started: what to load, and whether to remember it.
+struct ViewerOptions {
+    std::optional<heart::HeartSource> source; ///< null: the last heart, else the adult phantom
+    std::optional<int> particleBudget;
+    bool cuda = false;
+    bool persistSettings = true;              ///< false: neither read nor write QSettings
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(const ViewerOptions& options, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    SceneView* sceneView() const { return view_; }
+    ControlBar* controlBar() const { return bar_; }
+    /// Loads a heart on a worker thread (progress dialog), then starts its blood.
+    void loadHeart(const heart::HeartSource& source);
+    /// Restarts the blood of the current heart with `choices`.
+    void restartSimulation(const SimulationChoices& choices);
+    const SimulationChoices& simulationChoices() const { return choices_; }
+    /// Seconds from construction until the heart was first drawn (0 until then).
+    double secondsToFirstHeart() const { return secondsToHeart_; }
+
+Q_SIGNALS:
+    /// The heart could not be loaded or its blood not started; `message` says why.
+    void loadFailed(const QString& message);
+    void heartLoaded();
+
+protected:
+    void closeEvent(QCloseEvent* e) override;
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void buildActions();
+    void buildMenus();
+    void buildControlBar();
+    void saveScreenshot();
+    void openSolverPanel();
+    void chooseSeries(bool volumes);
+    void readSettings();
+    void writeSettings() const;
+
+    ViewerOptions options_;
+    SceneView* view_;
+    ControlBar* bar_;
+    HelpOverlay* help_;
+    QSlider* opacity_ = nullptr;
+    QPointer<QProgressDialog> progress_;
+    std::shared_ptr<const heart::MovingHeartMesh> heart_;
+    heart::HeartAnatomy anatomy_;
+    heart::HeartSource source_;
+    double cycleSeconds_ = 0.8;
+    double poolMl_ = 0.0;
+    SimulationChoices choices_;
+    double secondsToHeart_ = 0.0;
+    qint64 startMs_ = 0;
+
+    QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *help_action_;
+    QAction *screenshot_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
+    QActionGroup *modes_, *colors_;
+    std::vector<std::pair<QAction*, QString>> presets_;
+};
+
+} // namespace atrium::widgets

@@ -1,0 +1,333 @@
+#include "widgets/SceneView.h"
+
+#include "widgets/BloodSpheres.h"
+#include "widgets/ColorLegend.h"
+#include "widgets/HeartWall.h"
+#include "widgets/HudOverlay.h"
+#include "widgets/SimulationRunner.h"
+
+#include <QCursor>
+#include <QKeyEvent>
+#include <QMouseEvent>
+#include <QOpenGLFramebufferObject>
+#include <QWheelEvent>
+
+#include <osg/Group>
+#include <osgViewer/GraphicsWindow>
+#include <osgViewer/Viewer>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <stdexcept>
+
+namespace atrium::widgets {
+namespace {
+
+constexpr double kFieldOfViewDeg = 40.0;
+
+std::optional<narrative::Key> keyRole(int qtKey) {
+    using narrative::Key;
+    switch (qtKey) {
+    case Qt::Key_W: return Key::Forward;
+    case Qt::Key_S: return Key::Back;
+    case Qt::Key_A: return Key::Left;
+    case Qt::Key_D: return Key::Right;
+    case Qt::Key_E: return Key::Up;
+    case Qt::Key_Q: return Key::Down;
+    case Qt::Key_Shift: return Key::LookAside;
+    case Qt::Key_Space: return Key::ToggleMouseCapture;
+    default: return std::nullopt;
+    }
+}
+
+std::optional<narrative::MouseButton> buttonRole(Qt::MouseButton b) {
+    switch (b) {
+    case Qt::LeftButton: return narrative::MouseButton::Left;
+    case Qt::RightButton: return narrative::MouseButton::Right;
+    case Qt::MiddleButton: return narrative::MouseButton::Middle;
+    default: return std::nullopt;
+    }
+}
+
+osg::Vec3d toOsg(const narrative::Vec3& v) { return {v.x, v.y, v.z}; }
+
+} // namespace
+
+SceneView::SceneView(QWidget* parent)
+    : QOpenGLWidget(parent), viewer_(new osgViewer::Viewer), root_(new osg::Group), wall_(std::make_unique<HeartWall>()),
+      blood_(std::make_unique<BloodSpheres>()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
+    setObjectName("sceneView");
+    setFocusPolicy(Qt::StrongFocus);
+    setMouseTracking(true);
+    setMinimumSize(320, 240);
+
+    root_->addChild(blood_->node());
+    root_->addChild(wall_->node());
+    root_->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
+    viewer_->setSceneData(root_.get());
+    viewer_->setThreadingModel(osgViewer::Viewer::SingleThreaded);
+    viewer_->setKeyEventSetsDone(0);
+    viewer_->setQuitEventSetsDone(false);
+    // The view is framed from the camera rig, never by OSG's automatic near/far.
+    viewer_->getCamera()->setComputeNearFarMode(osg::CullSettings::DO_NOT_COMPUTE_NEAR_FAR);
+    viewer_->getCamera()->setClearColor(osg::Vec4(0.07f, 0.08f, 0.10f, 1.f));
+
+    camera_.setMode(narrative::CameraMode::Orbit);
+    camera_.orbit().setVerticalFieldOfView(kFieldOfViewDeg * std::numbers::pi / 180.0);
+    legend_->setMap(quantity_, range_);
+    hud_->move(10, 18);
+
+    timer_.setInterval(16);
+    connect(&timer_, &QTimer::timeout, this, &SceneView::advanceFrame);
+    timer_.start();
+    clock_.start();
+    fpsClock_.start();
+}
+
+SceneView::~SceneView() {
+    makeCurrent();
+    viewer_ = nullptr; // releases GL objects with the context current
+    doneCurrent();
+}
+
+void SceneView::setRunner(std::shared_ptr<SimulationRunner> runner) {
+    runner_ = std::move(runner);
+    shown_.reset();
+    shownPublication_ = 0;
+    framesWithBlood_ = 0;
+}
+
+void SceneView::setNavigationMode(narrative::CameraMode mode) {
+    camera_.setMode(mode);
+    updateCursor();
+}
+
+void SceneView::goHome() {
+    camera_.goHome();
+    updateCursor();
+}
+
+void SceneView::setColorQuantity(ColorQuantity quantity) {
+    quantity_ = quantity;
+    if (shown_) range_ = robustRange(quantity, quantity == ColorQuantity::Speed          ? shown_->speed
+                                               : quantity == ColorQuantity::DensityError ? shown_->densityError
+                                                                                         : shown_->pressure);
+    legend_->setMap(quantity_, range_);
+    if (shown_) blood_->update(*shown_, quantity_, range_);
+}
+
+void SceneView::setWallOpacity(float opacity) { wall_->setOpacity(std::clamp(opacity, 0.f, 1.f)); }
+void SceneView::setWireframe(bool on) { wall_->setWireframe(on); }
+void SceneView::setBloodVisible(bool visible) { blood_->setVisible(visible); }
+void SceneView::setHudVisible(bool visible) { hud_->setVisible(visible); }
+
+void SceneView::setClipping(bool on, double offset) {
+    clipping_ = on;
+    clipOffset_ = std::clamp(offset, -1.0, 1.0);
+    updateClipPlane();
+}
+
+void SceneView::updateClipPlane() {
+    if (!clipping_) {
+        wall_->setClipPlane(false);
+        return;
+    }
+    // Normal from the camera towards the centre: the near half is cut away.
+    narrative::Vec3 n = heartCenter_ - camera_.pose().position();
+    const double len = std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
+    n = len > 1e-9 ? narrative::Vec3{n.x / len, n.y / len, n.z / len} : camera_.pose().forward();
+    const narrative::Vec3 p = heartCenter_ + narrative::Vec3{n.x, n.y, n.z} * (clipOffset_ * heartRadius_);
+    wall_->setClipPlane(true, osg::Vec4(float(n.x), float(n.y), float(n.z), float(-(n.x * p.x + n.y * p.y + n.z * p.z))));
+}
+
+void SceneView::initializeGL() {
+    window_ = new osgViewer::GraphicsWindowEmbedded(0, 0, width(), height());
+    viewer_->getCamera()->setGraphicsContext(window_.get());
+    viewer_->getCamera()->setViewport(0, 0, width(), height());
+    viewer_->realize();
+}
+
+void SceneView::resizeGL(int w, int h) {
+    const int pw = int(std::lround(w * devicePixelRatioF())), ph = int(std::lround(h * devicePixelRatioF()));
+    if (window_) {
+        window_->resized(0, 0, pw, ph);
+        window_->getEventQueue()->windowResize(0, 0, pw, ph);
+    }
+    viewer_->getCamera()->setViewport(0, 0, pw, ph);
+    blood_->setViewportHeight(ph);
+}
+
+void SceneView::resizeEvent(QResizeEvent* e) {
+    QOpenGLWidget::resizeEvent(e);
+    legend_->move(width() - legend_->width() - 10, height() / 2 - legend_->height() / 2);
+}
+
+void SceneView::applyCamera(int w, int h) {
+    const narrative::CameraPose& pose = camera_.pose();
+    const narrative::Vec3 eye = pose.position();
+    viewer_->getCamera()->setViewMatrixAsLookAt(toOsg(eye), toOsg(eye + pose.forward()), toOsg(pose.up()));
+    // Near and far from the heart's size: the camera may fly inside the ventricle.
+    const double nearPlane = std::max(0.2, heartRadius_ * 0.005), farPlane = heartRadius_ * 60.0;
+    viewer_->getCamera()->setProjectionMatrixAsPerspective(kFieldOfViewDeg, double(w) / std::max(h, 1), nearPlane, farPlane);
+}
+
+void SceneView::paintGL() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const int pw = int(std::lround(width() * devicePixelRatioF())), ph = int(std::lround(height() * devicePixelRatioF()));
+    window_->setDefaultFboId(defaultFramebufferObject());
+    applyCamera(pw, ph);
+    viewer_->frame();
+    frameTimes_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    if (frameTimes_.size() > 600) frameTimes_.pop_front();
+    ++frames_;
+    if (shown_ && shown_->particles() > 0) ++framesWithBlood_;
+    Q_EMIT frameRendered();
+}
+
+QImage SceneView::renderImage(QSize size) {
+    if (size.width() < 1 || size.height() < 1 || size.width() > kMaxImageSide || size.height() > kMaxImageSide)
+        throw std::invalid_argument("image size must be between 1x1 and " + std::to_string(kMaxImageSide) + "x" +
+                                    std::to_string(kMaxImageSide) + " pixels");
+    if (!window_) throw std::runtime_error("the view has not been shown yet");
+    makeCurrent();
+    QOpenGLFramebufferObjectFormat format;
+    format.setAttachment(QOpenGLFramebufferObject::CombinedDepthStencil);
+    QOpenGLFramebufferObject fbo(size, format);
+    fbo.bind();
+    window_->setDefaultFboId(fbo.handle());
+    viewer_->getCamera()->setViewport(0, 0, size.width(), size.height());
+    blood_->setViewportHeight(size.height());
+    applyCamera(size.width(), size.height());
+    viewer_->frame();
+    QImage image = fbo.toImage();
+    fbo.release();
+    resizeGL(width(), height()); // back to the widget's own viewport
+    doneCurrent();
+    return image;
+}
+
+void SceneView::advanceFrame() {
+    double dt = fixedDt_ ? *fixedDt_ : clock_.restart() / 1000.0;
+    dt = std::clamp(dt, 0.0, 0.1); // a stalled frame must not fling the camera
+    camera_.update(dt);
+    takeSnapshot();
+    if (clipping_) updateClipPlane();
+
+    ++fpsFrames_;
+    if (fpsClock_.elapsed() >= 500) {
+        fps_ = 1000.0 * double(fpsFrames_) / double(fpsClock_.restart());
+        fpsFrames_ = 0;
+        QString status;
+        if (!runner_) status = "no heart loaded";
+        else if (runner_->state() == SimulationRunner::State::Preparing) status = "preparing the blood...";
+        else if (runner_->state() == SimulationRunner::State::Failed) status = "stopped: " + QString::fromStdString(runner_->failure()).left(120);
+        else if (runner_->paused()) status = "paused";
+        else if (shown_ && shown_->filling) status = "filling the heart";
+        if (camera_.mode() != narrative::CameraMode::Orbit && !camera_.mouseCaptured())
+            status += QString(status.isEmpty() ? "" : " | ") + "Space: take the mouse";
+        hud_->show(fps_, shown_.get(), status);
+    }
+    update();
+}
+
+void SceneView::takeSnapshot() {
+    if (!runner_ || runner_->publications() == shownPublication_) return;
+    shownPublication_ = runner_->publications();
+    auto snap = runner_->latest();
+    if (!snap || snap == shown_) return;
+    // The legend's range eases over wall-clock time; the first snapshot sets it at once.
+    const double dt = shown_ ? snapshotClock_.restart() / 1000.0 : 1e3;
+    if (!shown_) snapshotClock_.start();
+    shown_ = std::move(snap);
+    wall_->update(*shown_);
+    if (quantity_ != ColorQuantity::Blood) {
+        const auto& values = quantity_ == ColorQuantity::Speed          ? shown_->speed
+                             : quantity_ == ColorQuantity::DensityError ? shown_->densityError
+                                                                        : shown_->pressure;
+        range_ = smoothRange(range_, robustRange(quantity_, values), dt);
+        legend_->setMap(quantity_, range_);
+    }
+    blood_->update(*shown_, quantity_, range_);
+
+    if (!framed_ && wall_->bounds().valid()) {
+        const osg::BoundingBox& b = wall_->bounds();
+        heartCenter_ = {b.center().x(), b.center().y(), b.center().z()};
+        heartRadius_ = std::max(1.0, double(b.radius()));
+        const double distance = heartRadius_ / std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0) * 1.05;
+        // Front view: from -Y, a little above, as a textbook draws the heart.
+        const narrative::Vec3 eye = heartCenter_ + narrative::Vec3{0.0, -distance * 0.96, distance * 0.28};
+        camera_.orbit().setDistanceLimits(heartRadius_ * 0.05, heartRadius_ * 20.0);
+        camera_.usim().setSpeed(0.0);
+        camera_.usim().setMaxSpeed(heartRadius_ * 1.5);
+        camera_.firstPerson().setMaxSpeed(heartRadius_ * 0.75);
+        camera_.setHome(eye, heartCenter_);
+        camera_.goHome();
+        framed_ = true;
+    }
+}
+
+void SceneView::send(const narrative::InputEvent& event) {
+    const bool before = camera_.mouseCaptured();
+    camera_.handle(event);
+    if (camera_.mouseCaptured() != before) updateCursor();
+}
+
+void SceneView::updateCursor() {
+    const bool captured = camera_.mouseCaptured();
+    setCursor(captured ? Qt::BlankCursor : Qt::ArrowCursor);
+    if (captured != captured_) {
+        captured_ = captured;
+        Q_EMIT mouseCaptureChanged(captured);
+    }
+}
+
+void SceneView::mousePressEvent(QMouseEvent* e) {
+    if (const auto b = buttonRole(e->button()))
+        send(narrative::InputEvent::buttonDown(*b, e->position().x(), e->position().y(), width(), height()));
+}
+
+void SceneView::mouseReleaseEvent(QMouseEvent* e) {
+    if (const auto b = buttonRole(e->button()))
+        send(narrative::InputEvent::buttonUp(*b, e->position().x(), e->position().y(), width(), height()));
+}
+
+void SceneView::mouseMoveEvent(QMouseEvent* e) {
+    const QPoint p = e->position().toPoint();
+    if (pendingWarp_ && p == *pendingWarp_) {
+        pendingWarp_.reset();
+        send(narrative::InputEvent::mouseWarp(p.x(), p.y(), width(), height()));
+        return;
+    }
+    send(narrative::InputEvent::mouseMove(e->position().x(), e->position().y(), width(), height()));
+    // First person looks by relative motion: re-centre the pointer before it reaches
+    // the edge of the view, and tell the controller it was us.
+    if (camera_.mode() == narrative::CameraMode::FirstPerson && camera_.mouseCaptured()) {
+        const int mx = width() / 8, my = height() / 8;
+        if (p.x() < mx || p.y() < my || p.x() > width() - mx || p.y() > height() - my) {
+            pendingWarp_ = QPoint(width() / 2, height() / 2);
+            QCursor::setPos(mapToGlobal(*pendingWarp_));
+        }
+    }
+}
+
+void SceneView::wheelEvent(QWheelEvent* e) { send(narrative::InputEvent::wheel(e->angleDelta().y() / 120.0)); }
+
+void SceneView::keyPressEvent(QKeyEvent* e) {
+    const auto role = keyRole(e->key());
+    if (!role) return QOpenGLWidget::keyPressEvent(e);
+    if (!e->isAutoRepeat()) send(narrative::InputEvent::keyDown(*role));
+}
+
+void SceneView::keyReleaseEvent(QKeyEvent* e) {
+    const auto role = keyRole(e->key());
+    if (!role) return QOpenGLWidget::keyReleaseEvent(e);
+    if (!e->isAutoRepeat()) send(narrative::InputEvent::keyUp(*role));
+}
+
+void SceneView::focusOutEvent(QFocusEvent* e) {
+    camera_.stop(); // key releases would be lost while another widget has the focus
+    QOpenGLWidget::focusOutEvent(e);
+}
+
+} // namespace atrium::widgets

@@ -1,0 +1,147 @@
+#pragma once
+// The 3D view: an OpenSceneGraph viewer rendering into a QOpenGLWidget through an
+// embedded graphics window. It draws the heart wall and the blood of the latest
+// simulation snapshot, drives the camera with the VSim controllers of narrative/
+// (uSim, first person, orbit), and hosts the HUD and the colour legend as overlays.
+//
+// Frames are paced by a timer (about 60 per second); each frame feeds the pending
+// input to the active controller, advances it by the elapsed time, takes the newest
+// snapshot if one arrived, and renders.
+
+#include "narrative/CameraRig.h"
+#include "widgets/ColorMap.h"
+
+#include <QElapsedTimer>
+#include <QOpenGLWidget>
+#include <QTimer>
+
+#include <osg/ref_ptr>
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+
+namespace osg {
+class Group;
+}
+namespace osgViewer {
+class Viewer;
+class GraphicsWindowEmbedded;
+}
+
+namespace atrium::widgets {
+
+class BloodSpheres;
+class ColorLegend;
+class HeartWall;
+class HudOverlay;
+class SimulationRunner;
+struct BloodSnapshot;
+
+class SceneView : public QOpenGLWidget {
+    Q_OBJECT
+public:
+    /// Screenshots larger than this on either side are refused.
+    static constexpr int kMaxImageSide = 8192;
+
+    explicit SceneView(QWidget* parent = nullptr);
+    ~SceneView() override;
+
+    /// The simulation whose snapshots are drawn (null: none). The home view is framed
+    /// on the first snapshot's heart wall.
+    void setRunner(std::shared_ptr<SimulationRunner> runner);
+    SimulationRunner* runner() const { return runner_.get(); }
+
+    /// Switches among uSim, first-person and orbit, keeping the pose.
+    void setNavigationMode(narrative::CameraMode mode);
+    narrative::CameraMode navigationMode() const { return camera_.mode(); }
+    narrative::CameraRig& camera() { return camera_; }
+    /// The home view: the whole heart, seen from the front, orbiting its centre.
+    void goHome();
+
+    void setColorQuantity(ColorQuantity quantity);
+    ColorQuantity colorQuantity() const { return quantity_; }
+    void setWallOpacity(float opacity);
+    void setWireframe(bool on);
+    /// Cuts away the half of the wall nearer the camera, the cut through the heart's
+    /// centre shifted by `offset` times its radius (-1..1).
+    void setClipping(bool on, double offset = 0.0);
+    void setBloodVisible(bool visible);
+    void setHudVisible(bool visible);
+
+    /// Tests: every frame advances the controllers by exactly `dt` seconds.
+    void setFixedFrameTime(std::optional<double> dt) { fixedDt_ = dt; }
+    /// Frames rendered since start, and since the first snapshot with blood was drawn.
+    std::uint64_t framesRendered() const { return frames_; }
+    std::uint64_t framesWithBlood() const { return framesWithBlood_; }
+    double framesPerSecond() const { return fps_; }
+    /// Render times of the last frames, ms (paintGL wall time).
+    const std::deque<double>& recentFrameTimesMs() const { return frameTimes_; }
+    std::shared_ptr<const BloodSnapshot> shownSnapshot() const { return shown_; }
+
+    /// Renders the view at `size` (any size up to kMaxImageSide) into an image,
+    /// without the overlays. Throws std::invalid_argument for a bad size.
+    QImage renderImage(QSize size);
+
+Q_SIGNALS:
+    void frameRendered();
+    void mouseCaptureChanged(bool captured);
+    void statusMessage(const QString& text);
+
+protected:
+    void initializeGL() override;
+    void resizeGL(int w, int h) override;
+    void paintGL() override;
+    void mousePressEvent(QMouseEvent* e) override;
+    void mouseReleaseEvent(QMouseEvent* e) override;
+    void mouseMoveEvent(QMouseEvent* e) override;
+    void wheelEvent(QWheelEvent* e) override;
+    void keyPressEvent(QKeyEvent* e) override;
+    void keyReleaseEvent(QKeyEvent* e) override;
+    void focusOutEvent(QFocusEvent* e) override;
+    void resizeEvent(QResizeEvent* e) override;
+
+private:
+    void advanceFrame();
+    void takeSnapshot();
+    void applyCamera(int width, int height);
+    void send(const narrative::InputEvent& event);
+    void updateCursor();
+    void updateClipPlane();
+
+    std::shared_ptr<SimulationRunner> runner_;
+    std::shared_ptr<const BloodSnapshot> shown_;
+    std::uint64_t shownPublication_ = 0;
+
+    osg::ref_ptr<osgViewer::Viewer> viewer_;
+    osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window_;
+    osg::ref_ptr<osg::Group> root_;
+    std::unique_ptr<HeartWall> wall_;
+    std::unique_ptr<BloodSpheres> blood_;
+    HudOverlay* hud_ = nullptr;
+    ColorLegend* legend_ = nullptr;
+
+    narrative::CameraRig camera_;
+    bool framed_ = false;
+    std::optional<QPoint> pendingWarp_; // where we moved the pointer ourselves
+    double heartRadius_ = 60.0;    // mm, from the wall's bounds
+    narrative::Vec3 heartCenter_;
+
+    ColorQuantity quantity_ = ColorQuantity::Blood;
+    ColorRange range_{0.f, 1.f};
+    bool clipping_ = false;
+    double clipOffset_ = 0.0;
+
+    QTimer timer_;
+    QElapsedTimer clock_, snapshotClock_;
+    std::optional<double> fixedDt_;
+    std::uint64_t frames_ = 0, framesWithBlood_ = 0;
+    double fps_ = 0.0;
+    QElapsedTimer fpsClock_;
+    std::uint64_t fpsFrames_ = 0;
+    std::deque<double> frameTimes_;
+    bool captured_ = false;
+};
+
+} // namespace atrium::widgets

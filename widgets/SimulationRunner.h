@@ -1,0 +1,99 @@
+#pragma once
+// The simulation on its own thread. It steps a HeartSimulation as fast as the backend
+// allows and publishes a snapshot of the blood and the wall at most every
+// `publishIntervalMs`; the renderer takes the latest one when it draws. Neither side
+// ever waits for the other: publishing swaps a shared pointer under a mutex held for a
+// pointer copy, so the renderer keeps drawing its snapshot while the next one fills.
+
+#include "sim/heart/HeartSimulation.h"
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+namespace atrium::widgets {
+
+/// What the renderer draws for one moment of the simulation. Millimetres throughout
+/// (the heart's frame); the solver's metres are converted when the snapshot is taken.
+struct BloodSnapshot {
+    std::vector<float> positionMm;   ///< xyz per particle
+    std::vector<float> speed;        ///< m/s per particle
+    std::vector<float> densityError; ///< rho/rho0 - 1 per particle
+    std::vector<float> pressure;     ///< Pa per particle
+    std::vector<float> wallVertexMm; ///< xyz per wall vertex
+    std::vector<std::uint32_t> wallTriangles;
+    std::uint64_t wallTopology = 0;  ///< changes whenever wallTriangles change
+
+    std::uint64_t step = 0;
+    double simulatedSeconds = 0;
+    double stepsPerSecond = 0;       ///< wall-clock rate over the last second
+    double cyclePhase = 0;           ///< 0..1 over the heart cycle
+    double heartRateBpm = 0;
+    bool filling = false;            ///< before the beat starts
+    std::string backend;
+    std::size_t particles() const { return positionMm.size() / 3; }
+};
+
+struct RunnerSettings {
+    heart::HeartSimulationSettings simulation;
+    double cycleSeconds = 0.8;
+    double publishIntervalMs = 30;
+};
+
+class SimulationRunner {
+public:
+    enum class State { Preparing, Running, Paused, Failed };
+
+    /// Starts the thread, which builds the blood (seeding and relaxation take a few
+    /// seconds) and then runs. `heart` is shared so that the runner may outlive the
+    /// caller's handle.
+    SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
+                     RunnerSettings settings, bool startPaused = false);
+    ~SimulationRunner();
+    SimulationRunner(const SimulationRunner&) = delete;
+    SimulationRunner& operator=(const SimulationRunner&) = delete;
+
+    /// The latest published snapshot; null until the first one.
+    std::shared_ptr<const BloodSnapshot> latest() const;
+    /// Increases with every publication (cheap check for "anything new?").
+    std::uint64_t publications() const { return publications_.load(); }
+
+    void setPaused(bool paused);
+    bool paused() const { return paused_.load(); }
+    /// While paused: advance one sub-step and publish.
+    void stepOnce();
+
+    State state() const { return state_.load(); }
+    /// Why the simulation stopped (a blow-up or a construction error); empty otherwise.
+    std::string failure() const;
+    const RunnerSettings& settings() const { return settings_; }
+
+private:
+    void run();
+    void publish(const heart::HeartSimulation& sim, double stepsPerSecond);
+    void publishWall(const sph::TriangleMesh& meshMm);
+
+    std::shared_ptr<const heart::MovingHeartMesh> heart_;
+    heart::HeartAnatomy anatomy_;
+    RunnerSettings settings_;
+
+    mutable std::mutex mutex_;
+    std::condition_variable wake_;
+    std::shared_ptr<const BloodSnapshot> latest_;
+    std::string failure_;
+    std::atomic<std::uint64_t> publications_{0};
+    std::atomic<bool> paused_{false};
+    std::atomic<bool> stop_{false};
+    std::atomic<int> pendingSteps_{0};
+    std::atomic<State> state_{State::Preparing};
+    std::uint64_t wallTopology_ = 0;
+    std::vector<std::uint32_t> lastWallTriangles_;
+    std::jthread thread_;
+};
+
+} // namespace atrium::widgets

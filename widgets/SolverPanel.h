@@ -1,0 +1,39 @@
+#pragma once
+// The panel of simulation parameters a lecturer may change: particle budget, heart
+// rate, blood viscosity, speed of sound, atrial inflow. Each field has limits that keep
+// the simulation stable and affordable; applying restarts the blood with them.
+
+#include "widgets/SimulationRunner.h"
+
+#include <QDialog>
+
+class QDoubleSpinBox;
+class QSpinBox;
+
+namespace atrium::widgets {
+
+/// What the panel edits, in the units shown to the user.
+struct SimulationChoices {
+    int particleBudget = 15000;     ///< particles in the blood pool (sets the spacing)
+    double heartRateBpm = 75;       ///< playback rate of the heart's cycle
+    double viscosityMilliPaS = 3.5; ///< blood ~3.5 mPa s
+    double soundSpeed = 10.0;       ///< m/s (weak compressibility)
+    double inflowMlPerSecond = 90;  ///< atrial inflow during the beat
+    bool cuda = false;              ///< GPU backend (only when one is present)
+
+    static constexpr int kMinParticles = 1000, kMaxParticles = 2000000;
+};
+
+class SolverPanel : public QDialog {
+    Q_OBJECT
+public:
+    SolverPanel(const SimulationChoices& current, QWidget* parent = nullptr);
+    SimulationChoices choices() const;
+
+private:
+    QSpinBox* particles_;
+    QDoubleSpinBox *rate_, *viscosity_, *soundSpeed_, *inflow_;
+    bool cuda_;
+};
+
+} // namespace atrium::widgets
