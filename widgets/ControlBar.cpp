@@ -19,7 +19,7 @@ ControlBar::ControlBar(QWidget* parent) : QWidget(parent), layout_(new QHBoxLayo
                   "QToolButton:hover { background: rgba(255,255,255,60); }"
                   "QLabel { color: #f0f0f0; } QSlider { min-width: 110px; min-height: 32px; }");
     animation_.setInterval(16);
-    connect(&animation_, &QTimer::timeout, this, &ControlBar::animate);
+    connect(&animation_, &QTimer::timeout, this, [this] { advance(std::max(clock_.restart(), qint64(1)) / 1000.0); });
     autoClose_.setSingleShot(true);
     autoClose_.setInterval(1500);
     connect(&autoClose_, &QTimer::timeout, this, [this] { setOpen(false); });
@@ -75,8 +75,7 @@ void ControlBar::pointerAt(int y) {
     if (y <= kHandleHeight + 2) setOpen(true);
 }
 
-void ControlBar::animate() {
-    const double dt = std::max(clock_.restart(), qint64(1)) / 1000.0;
+void ControlBar::advance(double dt) {
     const double target = open_ ? 0.0 : -(height() - kHandleHeight);
     offset_ += (target - offset_) * (1.0 - std::exp(-kEasingRate * dt));
     if (std::fabs(target - offset_) < 0.5) {

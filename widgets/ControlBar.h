@@ -36,6 +36,8 @@ public:
     void fitToParent();
     /// The pointer moved to `y` in the parent's coordinates (opens near the top edge).
     void pointerAt(int y);
+    /// Moves the slide `dt` seconds on (the animation timer calls this every frame).
+    void advance(double dt);
 
 protected:
     void paintEvent(QPaintEvent*) override;
@@ -44,7 +46,6 @@ protected:
     void mousePressEvent(QMouseEvent*) override;
 
 private:
-    void animate();
 
     QHBoxLayout* layout_;
     QTimer animation_, autoClose_;

@@ -211,6 +211,7 @@ void SceneView::advanceFrame() {
     double dt = fixedDt_ ? *fixedDt_ : clock_.restart() / 1000.0;
     dt = std::clamp(dt, 0.0, 0.1); // a stalled frame must not fling the camera
     camera_.update(dt);
+    ++ticks_;
     takeSnapshot();
     if (clipping_) updateClipPlane();
 
@@ -255,11 +256,12 @@ void SceneView::takeSnapshot() {
         heartCenter_ = {b.center().x(), b.center().y(), b.center().z()};
         heartRadius_ = std::max(1.0, double(b.radius()));
         const double distance = heartRadius_ / std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0) * 1.05;
-        // Front view: from -Y, a little above, as a textbook draws the heart.
-        const narrative::Vec3 eye = heartCenter_ + narrative::Vec3{0.0, -distance * 0.96, distance * 0.28};
+        // From the front left and a little above, so the heart reads as a 3D body.
+        const narrative::Vec3 eye = heartCenter_ + narrative::Vec3{-distance * 0.45, -distance * 0.85, distance * 0.28};
         camera_.orbit().setDistanceLimits(heartRadius_ * 0.05, heartRadius_ * 20.0);
         camera_.usim().setSpeed(0.0);
         camera_.usim().setMaxSpeed(heartRadius_ * 1.5);
+        camera_.usim().setAcceleration(heartRadius_ * 0.75);
         camera_.firstPerson().setMaxSpeed(heartRadius_ * 0.75);
         camera_.setHome(eye, heartCenter_);
         camera_.goHome();

@@ -74,6 +74,8 @@ public:
     void setFixedFrameTime(std::optional<double> dt) { fixedDt_ = dt; }
     /// Frames rendered since start, and since the first snapshot with blood was drawn.
     std::uint64_t framesRendered() const { return frames_; }
+    /// Camera updates (timer ticks) since start: one controller update(dt) each.
+    std::uint64_t cameraTicks() const { return ticks_; }
     std::uint64_t framesWithBlood() const { return framesWithBlood_; }
     double framesPerSecond() const { return fps_; }
     /// Render times of the last frames, ms (paintGL wall time).
@@ -136,7 +138,7 @@ private:
     QTimer timer_;
     QElapsedTimer clock_, snapshotClock_;
     std::optional<double> fixedDt_;
-    std::uint64_t frames_ = 0, framesWithBlood_ = 0;
+    std::uint64_t frames_ = 0, framesWithBlood_ = 0, ticks_ = 0;
     double fps_ = 0.0;
     QElapsedTimer fpsClock_;
     std::uint64_t fpsFrames_ = 0;

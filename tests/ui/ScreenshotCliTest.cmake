@@ -1,0 +1,40 @@
+# `atrium --screenshot` end to end: it writes a PNG and exits 0; bad options and a
+# heart that cannot be loaded exit non-zero with a message naming the culprit.
+file(REMOVE_RECURSE ${OUT})
+file(MAKE_DIRECTORY ${OUT})
+
+execute_process(COMMAND ${ATRIUM} --phantom adult --particles 3000 --screenshot ${OUT}/shot.png --after-frames 3
+                        --size 480x320 --timeout 240
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "screenshot run failed (${rc}): ${err}")
+endif()
+if(NOT EXISTS ${OUT}/shot.png)
+  message(FATAL_ERROR "no PNG written; stdout: ${out}")
+endif()
+string(JSON width GET "${out}" width)
+string(JSON seconds GET "${out}" seconds_to_first_heart)
+if(NOT width EQUAL 480)
+  message(FATAL_ERROR "expected width 480 in ${out}")
+endif()
+message(STATUS "heart shown after ${seconds} s")
+
+function(expect_failure needle)
+  execute_process(COMMAND ${ATRIUM} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "atrium ${ARGN} should fail but exited 0")
+  endif()
+  string(FIND "${err}" "${needle}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "atrium ${ARGN}: expected '${needle}' in the error, got: ${err}")
+  endif()
+endfunction()
+
+expect_failure("--size" --screenshot ${OUT}/bad.png --size 0x0)
+expect_failure("--size" --screenshot ${OUT}/bad.png --size 99999x10)
+expect_failure("nope" --phantom nope --screenshot ${OUT}/bad.png)
+expect_failure("--mode" --mode sideways --screenshot ${OUT}/bad.png)
+expect_failure("${OUT}/no-such-folder" --meshes ${OUT}/no-such-folder --screenshot ${OUT}/bad.png --timeout 60)
+if(EXISTS ${OUT}/bad.png)
+  message(FATAL_ERROR "a failed run left an image behind")
+endif()
