@@ -101,6 +101,36 @@ TriangleBox triangleBox(const WallFieldView& v, std::uint32_t t) {
     return {std::max(lo, 0), std::min(hi, last)};
 }
 
+/// Which side of the directed edge a -> b, in the (y, z) plane, the point (py, pz)
+/// lies on: +1 left, -1 right. The point is perturbed symbolically by (eps, eps^2), so
+/// it never lies on an edge and an edge taken in the opposite direction always gives the
+/// opposite answer: a grid line through a shared edge or vertex crosses exactly one of
+/// the triangles there (Edelsbrunner & Muecke's simulation of simplicity). Float inputs
+/// make the products exact in double, so the sign is exact. 0 only for a = b.
+int edgeSide(float ay, float az, float by, float bz, float py, float pz) {
+    const double dy = double(by) - ay, dz = double(bz) - az;
+    const double e = dy * (double(pz) - az) - dz * (double(py) - ay);
+    if (e != 0.0) return e > 0.0 ? 1 : -1;
+    if (dz != 0.0) return dz < 0.0 ? 1 : -1; // d e / d py = -dz
+    if (dy != 0.0) return dy > 0.0 ? 1 : -1; // d e / d pz = dy
+    return 0;
+}
+
+/// Where the grid line {(x, py, pz)} crosses triangle (a, b, c), if it does (see
+/// edgeSide for lines through edges and vertices).
+bool lineCrossing(Vec3 a, Vec3 b, Vec3 c, float py, float pz, float& x) {
+    const int sa = edgeSide(b.y, b.z, c.y, c.z, py, pz); // weight of a
+    const int sb = edgeSide(c.y, c.z, a.y, a.z, py, pz);
+    const int sc = edgeSide(a.y, a.z, b.y, b.z, py, pz);
+    if (sa == 0 || sa != sb || sb != sc) return false;
+    const auto area = [&](Vec3 u, Vec3 v) {
+        return (double(v.y) - u.y) * (double(pz) - u.z) - (double(v.z) - u.z) * (double(py) - u.y);
+    };
+    const double wa = area(b, c), wb = area(c, a), wc = area(a, b), sum = wa + wb + wc;
+    x = sum != 0.0 ? float((wa * a.x + wb * b.x + wc * c.x) / sum) : (a.x + b.x + c.x) / 3.f;
+    return true;
+}
+
 } // namespace
 
 void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities,
@@ -548,73 +578,87 @@ void WallDistanceField::scatterBand() {
 }
 
 void WallDistanceField::resolveNodes() {
-    // Band nodes: exact distance, pseudo-normal sign and wall velocity of the closest
-    // triangle found by scatterBand(). Off-band nodes: +-band, the sign flood-filled
-    // along each x grid line from its first node (on the grid border: outside). A run of
-    // off-band nodes takes the sign of the node just before it - a band node, a node
-    // outside the mesh bounds (outside) or the border. Since band >= 2 cells > one grid
-    // edge, no grid edge with an off-band end crosses the surface, so the run is on the
-    // same side as that node: this is exact for any closed mesh, including outside
-    // pockets surrounded by the band and cavities of nested shells.
+    // Band nodes: exact distance and wall velocity of the closest triangle found by
+    // scatterBand(); off-band nodes: band. The sign of every node is the parity of the
+    // mesh crossings along its x grid line before it (the line starts outside, on the
+    // grid border): for a closed mesh that is inside/outside exactly, and unlike the
+    // closest feature's pseudo-normal it stays right where the mesh has slivers turned
+    // over by its motion or small folds. (A sliver of an interpolated heart wall, turned
+    // over, carries a large angle weight into its vertex pseudo-normal; one wrong band
+    // sign then used to be carried along the whole x line and put a wall into the blood.)
     const WallFieldView v = view();
     const float h = cellSize_, band = band_;
     const int nx = nx_, ny = ny_, nz = nz_;
     const Vec3 o = origin_;
-    const Aabb mb = meshBounds_;
     const std::uint64_t* keys = nodeKey_.data();
     float* phi = phi_.data();
     Vec3* velocity = nodeVelocity_.data();
     std::uint8_t* bandFlag = nodeBand_.data();
-    // Nodes i in [inLo, inHi] lie within the mesh bounds along x (same test per node).
-    int inLo = nx, inHi = -1;
-    for (int i = 0; i < nx; ++i) {
-        const float x = o.x + float(i) * h;
-        if (!(x < mb.lo.x || x > mb.hi.x)) {
-            inLo = std::min(inLo, i);
-            inHi = i;
-        }
+
+    // Triangles by the grid lines (j, k) their (y, z) extent covers (CSR over j + ny k).
+    const std::size_t rows = std::size_t(ny) * nz;
+    rowTriangleStart_.assign(rows + 1, 0);
+    const std::uint32_t T = std::uint32_t(triangles_.size() / 3);
+    const float invH = 1.f / h;
+    const auto lineRange = [&](float lo, float hi, float origin, int n) {
+        const int first = std::max(0, int(std::ceil((lo - origin) * invH)) - 1);
+        const int last = std::min(n - 1, int(std::floor((hi - origin) * invH)) + 1);
+        return std::pair{first, last};
+    };
+    const auto forEachLine = [&](std::uint32_t t, auto&& f) {
+        const Vec3 a = vertices_[triangles_[3 * t]], b = vertices_[triangles_[3 * t + 1]], c = vertices_[triangles_[3 * t + 2]];
+        const auto [j0, j1] = lineRange(std::min({a.y, b.y, c.y}), std::max({a.y, b.y, c.y}), o.y, ny);
+        const auto [k0, k1] = lineRange(std::min({a.z, b.z, c.z}), std::max({a.z, b.z, c.z}), o.z, nz);
+        for (int k = k0; k <= k1; ++k)
+            for (int j = j0; j <= j1; ++j) f(std::size_t(j) + std::size_t(ny) * std::size_t(k));
+    };
+    for (std::uint32_t t = 0; t < T; ++t) forEachLine(t, [&](std::size_t r) { ++rowTriangleStart_[r + 1]; });
+    for (std::size_t r = 0; r < rows; ++r) rowTriangleStart_[r + 1] += rowTriangleStart_[r];
+    rowTriangles_.resize(rowTriangleStart_[rows]);
+    {
+        std::vector<std::uint32_t> cursor(rowTriangleStart_.begin(), rowTriangleStart_.end() - 1);
+        for (std::uint32_t t = 0; t < T; ++t) forEachLine(t, [&](std::size_t r) { rowTriangles_[cursor[r]++] = t; });
     }
+
+    tbb::enumerable_thread_specific<std::vector<float>> crossingsPerThread;
     tbb::parallel_for(tbb::blocked_range2d<int>(0, nz, 0, ny), [&](const tbb::blocked_range2d<int>& r) {
+        std::vector<float>& crossings = crossingsPerThread.local();
         for (int k = r.rows().begin(); k != r.rows().end(); ++k)
             for (int j = r.cols().begin(); j != r.cols().end(); ++j) {
-                const std::size_t row = std::size_t(nx) * (std::size_t(j) + std::size_t(ny) * std::size_t(k));
+                const std::size_t line = std::size_t(j) + std::size_t(ny) * std::size_t(k);
+                const std::size_t row = std::size_t(nx) * line;
                 const float y = o.y + float(j) * h, z = o.z + float(k) * h;
-                const bool rowOutside = y < mb.lo.y || y > mb.hi.y || z < mb.lo.z || z > mb.hi.z;
-                const int lo = rowOutside ? nx : inLo, hi = rowOutside ? -1 : inHi;
-                float sign = 1.f; // the grid border is outside
-                // Off-band run [i0, i1): +band outside the mesh bounds (which also resets the
-                // sign), else the sign of the node before.
-                auto offBand = [&](int i0, int i1) {
-                    int i = i0;
-                    for (; i < std::min(i1, lo); ++i) phi[row + std::size_t(i)] = band;
-                    if (i0 < lo) sign = 1.f;
-                    const float inside = sign * band;
-                    for (; i < std::min(i1, hi + 1); ++i) phi[row + std::size_t(i)] = inside;
-                    if (i < i1) sign = 1.f;
-                    for (; i < i1; ++i) phi[row + std::size_t(i)] = band;
-                    // Off-band velocities are zero; only nodes that were in the band of the
-                    // previous build (same index) hold anything else.
-                    for (i = i0; i < i1; ++i)
-                        if (bandFlag[row + std::size_t(i)]) {
-                            velocity[row + std::size_t(i)] = Vec3{};
-                            bandFlag[row + std::size_t(i)] = 0;
-                        }
-                };
-                int runStart = 0;
+                crossings.clear();
+                for (std::uint32_t q = rowTriangleStart_[line]; q < rowTriangleStart_[line + 1]; ++q) {
+                    const std::uint32_t t = rowTriangles_[q];
+                    float x = 0.f;
+                    if (lineCrossing(vertices_[triangles_[3 * t]], vertices_[triangles_[3 * t + 1]],
+                                     vertices_[triangles_[3 * t + 2]], y, z, x))
+                        crossings.push_back(x);
+                }
+                std::sort(crossings.begin(), crossings.end());
+                std::size_t passed = 0; // crossings before the node
                 for (int i = 0; i < nx; ++i) {
                     const std::size_t n = row + std::size_t(i);
+                    const float x = o.x + float(i) * h;
+                    while (passed < crossings.size() && crossings[passed] < x) ++passed;
+                    const float sign = passed % 2 == 1 ? -1.f : 1.f;
                     const std::uint64_t key = keys[n];
-                    if (key == kNoTriangle) continue;
-                    if (runStart < i) offBand(runStart, i);
-                    runStart = i + 1;
-                    const Vec3 p{o.x + float(i) * h, y, z};
-                    const WallClosest c = v.closestOnTriangle(p, std::uint32_t(key & 0xffffffffu));
-                    sign = c.sign;
-                    phi[n] = std::min(c.distance, band) * c.sign;
+                    if (key == kNoTriangle) {
+                        phi[n] = sign * band;
+                        // Off-band velocities are zero; only nodes that were in the band
+                        // of the previous build (same index) hold anything else.
+                        if (bandFlag[n]) {
+                            velocity[n] = Vec3{};
+                            bandFlag[n] = 0;
+                        }
+                        continue;
+                    }
+                    const WallClosest c = v.closestOnTriangle(Vec3{x, y, z}, std::uint32_t(key & 0xffffffffu));
+                    phi[n] = std::min(c.distance, band) * sign;
                     velocity[n] = c.velocity;
                     bandFlag[n] = 1;
                 }
-                if (runStart < nx) offBand(runStart, nx);
             }
     });
 }
@@ -889,7 +933,7 @@ std::size_t WallDistanceField::bytes() const {
            b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(edgeNormals_) +
            b(edgeNeighbour_) + b(vertexCornerStart_) + b(vertexCorners_) + b(nodeKey_) + b(nodeBand_) +
            b(cellThin_) + b(cornerAngle_) + b(vertexRegular_) + b(triangleSliver_) + b(vertexConeCos_) +
-           b(thinList_) + b(thinOffset_) + b(bucketStart_) + b(bucketTris_);
+           b(thinList_) + b(thinOffset_) + b(bucketStart_) + b(bucketTris_) + b(rowTriangleStart_) + b(rowTriangles_);
 }
 
 } // namespace atrium::sph

@@ -277,8 +277,9 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 /// regular grid, rebuilt in place for every sub-frame of a moving wall.
 ///
 /// Sources: collision with margin, Poyart 2016 section 3.5.2.2 (the closest-point query
-/// that VTK's cell locator answered there is precomputed here); signs from the
-/// angle-weighted pseudo-normals of Bærentzen & Aanæs 2005 ("Signed distance
+/// that VTK's cell locator answered there is precomputed here); signs of the nodes from
+/// crossing parity along grid lines (scan conversion), those of exact thin-cell queries
+/// from the angle-weighted pseudo-normals of Bærentzen & Aanæs 2005 ("Signed distance
 /// computation using the angle weighted pseudonormal", IEEE TVCG 11(3)); a grid SDF
 /// sampled with its gradient as contact normal, as in Jia 2017 (4.2, 4.4, after
 /// Macklin et al. 2014).
@@ -299,18 +300,17 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 ///     lower bound). Every triangle that attains a node's distance to the mesh is
 ///     evaluated there, so the result is that of evaluating all triangles everywhere
 ///     (bit for bit in the tests; in principle a float near-tie, within rounding, with a
-///     triangle that is not closest could resolve differently). The sign is that of
-///     (p - closest) . N with N the pseudo-normal of the closest feature (face normal;
-///     edge: sum of the two adjacent face normals; vertex: angle-weighted sum of
-///     incident face normals). The wall velocity is interpolated with the closest
-///     point's barycentric weights.
-///  2. Off band: phi = +-band. The sign is flood-filled along each x grid line from its
-///     first node (on the grid border, outside): a run of off-band nodes takes the sign
-///     of the node before it (a band node, or a node outside the mesh bounds). Since
-///     band >= 2 cells, no grid edge touching an off-band node crosses the surface, so
-///     the run is on that node's side. Unlike a fill through off-band nodes from the
-///     border alone this is also right for outside pockets enclosed by the band and for
-///     cavities of nested shells, and it is a single parallel pass.
+///     triangle that is not closest could resolve differently). The wall velocity is
+///     interpolated with the closest point's barycentric weights.
+///  2. Signs, every node: the parity of the mesh's crossings along the node's x grid
+///     line before it (the line starts outside, on the grid border); off-band nodes get
+///     +-band. A crossing is an exact 2D point-in-triangle test in (y, z) with symbolic
+///     perturbation, so a line through a shared edge or vertex crosses exactly once.
+///     For a closed mesh this is inside/outside exactly, pockets and nested shells
+///     included, and it stays right where the wall folds slightly - slivers a moving
+///     wall turns over - where the pseudo-normal of the closest feature cancels or
+///     points the wrong way. The queries of thin cells (3.) still
+///     use those pseudo-normals.
 ///  3. Thin cells: a cell is thin when two of its 8 corner nodes lie in the band and the
 ///     face normals of their closest triangles satisfy n_a . n_b < thinNormalDot (default
 ///     0: the corners see walls facing more than 90 degrees apart, e.g. both sides of a
@@ -411,6 +411,8 @@ private:
     std::vector<std::uint32_t> thinOffset_;  // chunk offsets, then list starts per thin cell
     std::vector<std::uint32_t> bucketStart_; // triangles by block of cells (CSR)
     std::vector<std::uint32_t> bucketTris_;
+    std::vector<std::uint32_t> rowTriangleStart_; // triangles by x grid line (CSR), for the signs
+    std::vector<std::uint32_t> rowTriangles_;
 };
 
 } // namespace atrium::sph
