@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 using namespace atrium;
 using namespace atrium::heart;
 
@@ -102,8 +104,8 @@ TEST(HeartSimulation, RejectsImpossibleSettings) {
 TEST(HeartSimulation, TheWallDoesNotJumpWhereTheMeshesSwitch) {
     // MovingHeartMesh switches connectivity half way between phases, where the two
     // half-way meshes differ by up to ~2 mm (the aortic rim); the wall the blood sees
-    // starts mesh k+1 on mesh k's half-way surface instead (except where that would
-    // fold a triangle over a sharp rim), so most of the jump is gone.
+    // starts mesh k+1 on mesh k's half-way surface instead, also at the valve rims
+    // (where withdrawing the snap from turned-over triangles used to leave 1.2 mm).
     const PhantomHeart& h = coarseHeart();
     HeartSimulationSettings settings;
     settings.particleSpacingMm = 3.0;
@@ -141,8 +143,49 @@ TEST(HeartSimulation, TheWallDoesNotJumpWhereTheMeshesSwitch) {
             ASSERT_LT(length(before.vertices[i] - h.moving.phaseMesh(k).vertices[i]), 1e-4f) << "phase " << k;
     }
     EXPECT_GT(worstSample, 1.0) << "mm: the phantom's meshes do jump at the switch";
-    EXPECT_LT(worstWall, 0.6 * worstSample) << "mm";
+    EXPECT_LT(worstWall, 0.05) << "mm: mesh k+1's vertices start on mesh k's surface";
     EXPECT_LT(sumWall, 0.2 * sumSample) << "mean jump, mm x vertices";
+}
+
+TEST(HeartSimulation, TheWallFieldIsASignedDistanceThroughoutTheBeat) {
+    // The interpolated wall turns slivers of the decimated meshes over (tens of
+    // triangles at most poses). The wall field must still be a signed distance - no
+    // sign flipping between neighbouring nodes that are farther from the wall than
+    // their spacing - or a spurious wall appears in the middle of the blood (it took
+    // the field's sign from the nearest triangles' normals and carried a wrong one
+    // along whole grid lines: 43 of 100 poses of this heart, blood stacked onto it at
+    // 1.4 rho0 blew 2 mm runs up).
+    const PhantomHeart& h = coarseHeart();
+    HeartSimulationSettings settings;
+    settings.particleSpacingMm = 3.0;
+    settings.relaxationSteps = 0;
+    const HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    sph::WallDistanceField::Settings fs;
+    fs.cellSize = 2.f; // mm, the field of 2 mm blood
+    fs.margin = 1.f;
+    sph::WallDistanceField field;
+    sph::TriangleMesh wall;
+    std::vector<sph::Vec3> velocity;
+    int broken = 0;
+    constexpr int kPoses = 60;
+    for (int n = 0; n < kPoses; ++n) {
+        sim.wallAt((n + 0.5) / kPoses, wall, velocity);
+        field.build(wall, &velocity, fs);
+        const sph::WallFieldView v = field.view();
+        int jumps = 0;
+        const std::size_t strides[3] = {1, std::size_t(v.nx), std::size_t(v.nx) * std::size_t(v.ny)};
+        for (int k = 0; k < v.nz; ++k)
+            for (int j = 0; j < v.ny; ++j)
+                for (int i = 0; i < v.nx; ++i) {
+                    const std::size_t node = std::size_t(i) + strides[1] * std::size_t(j) + strides[2] * std::size_t(k);
+                    const bool hasNext[3] = {i + 1 < v.nx, j + 1 < v.ny, k + 1 < v.nz};
+                    for (int a = 0; a < 3; ++a)
+                        if (hasNext[a] && std::fabs(v.phi[node + strides[a]] - v.phi[node]) > 1.001f * v.cellSize) ++jumps;
+                }
+        if (jumps > 0) ++broken;
+        EXPECT_EQ(jumps, 0) << "pose " << (n + 0.5) / kPoses << " of the cycle";
+    }
+    EXPECT_EQ(broken, 0);
 }
 
 TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
