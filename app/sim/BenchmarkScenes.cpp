@@ -22,7 +22,7 @@ sph::Scene damBreakScene(std::size_t particles) {
     return scene;
 }
 
-sph::Scene beatingChamberScene(std::size_t particles) {
+sph::Scene pulsingSphereScene(std::size_t particles) {
     const float s = 0.002f;
     const float margin = 0.5f * s;
     // The chamber shrinks to 0.9^3 = 73 % of its volume at systole and has no outlet,
@@ -38,7 +38,7 @@ sph::Scene beatingChamberScene(std::size_t particles) {
         (cap < fill * 4.0 / 3.0 * std::numbers::pi * R * R * R ? lo : hi) = z;
     }
     sph::Scene scene;
-    scene.name = "heart";
+    scene.name = "pulsing-sphere";
     scene.parameters.particleSpacing = s;
     scene.parameters.kernelRadius = 2.f * s;
     scene.parameters.soundSpeed = 10.f;
@@ -56,8 +56,8 @@ sph::Scene beatingChamberScene(std::size_t particles) {
 
 sph::Scene benchmarkScene(const std::string& name, std::size_t particles) {
     if (name == "dam-break") return damBreakScene(particles);
-    if (name == "heart") return beatingChamberScene(particles);
-    throw std::invalid_argument("unknown benchmark scene '" + name + "' (expected dam-break or heart)");
+    if (name == "pulsing-sphere") return pulsingSphereScene(particles);
+    throw std::invalid_argument("unknown benchmark scene '" + name + "' (expected dam-break or pulsing-sphere)");
 }
 
 } // namespace atrium::app

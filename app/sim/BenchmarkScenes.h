@@ -12,13 +12,15 @@ namespace atrium::app {
 /// in a tank 4a x a x 2.5a.
 sph::Scene damBreakScene(std::size_t particles);
 
-/// Blood in a closed beating chamber. Until the heart pipeline exists this is a sphere
-/// of 20k triangles pulsing at 75 bpm with 10 % radius change, 60 % filled with about
-/// `particles` particles at 2 mm spacing (15k particles are 120 ml, a left ventricle).
-sph::Scene beatingChamberScene(std::size_t particles);
+/// Blood in a closed beating chamber: a sphere of 20k triangles (the size of a
+/// decimated heart mesh) pulsing at 75 bpm with 10 % radius change, 60 % filled with
+/// about `particles` particles at 2 mm spacing (15k particles are 120 ml, a left
+/// ventricle). A moving-wall scene without the heart pipeline; the heart itself is
+/// benchmarked through sim/heart's HeartSimulation (`atrium-sim bench --scene heart`).
+sph::Scene pulsingSphereScene(std::size_t particles);
 
-/// Looks a benchmark scene up by name ("dam-break" or "heart"); throws
-/// std::invalid_argument naming the unknown scene.
+/// Looks a generated benchmark scene up by name ("dam-break" or "pulsing-sphere");
+/// throws std::invalid_argument naming the unknown scene.
 sph::Scene benchmarkScene(const std::string& name, std::size_t particles);
 
 } // namespace atrium::app

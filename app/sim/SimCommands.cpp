@@ -12,10 +12,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <functional>
 #include <iomanip>
 #include <map>
+#include <memory>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -130,6 +132,49 @@ nlohmann::json statsJson(const sph::Solver& solver) {
             {"leaked", a.leaked}};
 }
 
+/// A moving heart from loadHeart (read from the cache when it holds it), with what the
+/// blood scene needs besides: the pipeline's report and, for a phantom, its valves,
+/// inflow and outlet (scans and mesh series carry none).
+struct LoadedHeart {
+    heart::MovingHeartMesh moving;
+    heart::PipelineReport report;
+    heart::HeartAnatomy anatomy;
+};
+
+/// Runs the heart pipeline (or loads its cached result) for `source`, showing each
+/// stage on a progress line on `err`.
+LoadedHeart loadHeartShowingProgress(const heart::HeartSource& source, std::ostream& err) {
+    heart::PipelineSettings settings;
+    settings.interpolation.subframes = 24; // < 1 mm wall travel per sub-frame on the adult phantom
+    heart::PipelineReport report;
+    std::string lastStage;
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    heart::MovingHeartMesh moving =
+        heart::loadHeart(source, settings, &report, [&](const std::string& stage, double fraction) {
+            if (stage != lastStage || tty) {
+                err << (tty ? "\r" : "") << "heart: " << stage << " " << int(100 * fraction) << "%"
+                    << (tty ? "\033[K" : "\n") << std::flush;
+                lastStage = stage;
+            }
+        });
+    if (tty) err << "\n";
+    heart::HeartAnatomy anatomy;
+    if (source.kind == heart::HeartSource::Kind::Phantom)
+        anatomy = heart::HeartAnatomy::fromPhantom(heart::HeartPhantom(source.phantomParameters()));
+    return {std::move(moving), std::move(report), std::move(anatomy)};
+}
+
+/// Blood-scene settings for about `particles` particles: the spacing (mm) that fills
+/// the heart's whole blood pool at its first pose (ventricle, atrium and aortic root)
+/// with that many lattice points. Seeding keeps those at least a margin inside the
+/// wall, so somewhat fewer particles start.
+heart::HeartSimulationSettings bloodSettings(const LoadedHeart& h, std::size_t particles, sph::BackendKind backend) {
+    heart::HeartSimulationSettings settings;
+    settings.particleSpacingMm = std::cbrt(h.report.bloodPoolVolumeMl.front() * 1000.0 / double(particles));
+    settings.backend = backend;
+    return settings;
+}
+
 int guarded(std::ostream& err, const std::function<int()>& body) {
     try {
         return body();
@@ -164,8 +209,9 @@ std::string usage() {
            "  atrium-sim run SCENE.json --steps N [--backend cpu|cuda] [--out DIR] [--every K]\n"
            "      Runs a scene (format: docs/scene-format.md). Every K steps (default N/10) prints a JSON\n"
            "      stats line and, with --out, writes DIR/particles_<step>.vtp and DIR/particles.pvd (ParaView).\n"
-           "  atrium-sim bench --scene dam-break|heart --particles N [--steps S] [--backend cpu|cuda] [--json]\n"
-           "      Times S steps (default 100) after a warm-up and prints one JSON object.\n"
+           "  atrium-sim bench --scene dam-break|pulsing-sphere|heart --particles N [--steps S] [--backend cpu|cuda] [--json]\n"
+           "      Times S steps (default 100) after a warm-up and prints one JSON object. heart is the default\n"
+           "      scene of `atrium-sim heart` (adult phantom, cached) with about N particles.\n"
            "  atrium-sim heart [--phantom NAME | --volumes PATTERN | --meshes PATTERN] [--beats B]\n"
            "                   [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--json]\n"
            "      Builds (or loads from the cache) the moving heart, fills it with blood and runs B beats\n"
@@ -218,20 +264,45 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const auto steps = int(o.integer("--steps", 100, 1));
         const auto warmup = int(o.integer("--warmup", 20, 0));
         const bool json = o.get("--json").has_value();
-        sph::Solver solver(benchmarkScene(sceneName, particles), backendFrom(o));
+        const sph::BackendKind backend = backendFrom(o);
+        if (sceneName != "heart" && sceneName != "dam-break" && sceneName != "pulsing-sphere")
+            throw std::invalid_argument("unknown benchmark scene '" + sceneName +
+                                        "' (expected dam-break, pulsing-sphere or heart)");
+
+        // "heart": the default blood scene of `atrium-sim heart` (adult phantom, seeded
+        // and relaxed, the beat starting at end-diastole); the generated scenes otherwise.
+        std::optional<LoadedHeart> loaded;
+        std::unique_ptr<heart::HeartSimulation> heartSim;
+        std::unique_ptr<sph::Solver> plain;
+        double spacingMm = 0.0;
+        if (sceneName == "heart") {
+            loaded.emplace(loadHeartShowingProgress(heart::HeartSource::fromPreset("adult"), err));
+            const heart::HeartSimulationSettings hs = bloodSettings(*loaded, particles, backend);
+            spacingMm = hs.particleSpacingMm;
+            heartSim = std::make_unique<heart::HeartSimulation>(loaded->moving, loaded->report.cycleSeconds,
+                                                                loaded->anatomy, hs);
+        } else {
+            plain = std::make_unique<sph::Solver>(benchmarkScene(sceneName, particles), backend);
+        }
+        sph::Solver& solver = heartSim ? heartSim->solver() : *plain;
+        const auto step = [&] { heartSim ? heartSim->step() : solver.step(); };
+
         solver.setProfiling(true);
         ProgressLine progress(err, "bench " + sceneName, std::uint64_t(warmup + steps));
         for (int i = 0; i < warmup; ++i) {
-            solver.step();
+            step();
             progress.update(std::uint64_t(i + 1), solver);
         }
         solver.synchronize();
         solver.resetStageTimes();
+        const double meshMs0 = heartSim ? heartSim->meshUpdateMs() : 0.0;
+        const std::uint64_t meshUpdates0 = heartSim ? heartSim->meshUpdates() : 0;
+        const double beats0 = heartSim ? heartSim->beats() : 0.0;
         std::uint64_t pairs = 0, particleSteps = 0;
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < steps; ++i) {
             particleSteps += solver.particleCount();
-            solver.step();
+            step();
             pairs += solver.lastNeighbourPairs();
             progress.update(std::uint64_t(warmup + i + 1), solver);
         }
@@ -262,11 +333,18 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
               {"boundary", perStep(st.boundary)},
               {"wall_update", perStep(st.wallUpdate)}}},
         };
-        if (json) {
-            out << r.dump() << "\n";
-        } else {
-            out << r.dump(2) << "\n";
+        if (heartSim) {
+            // One re-pose of the heart wall: interpolated vertices and velocities, and the
+            // wall field rebuilt from them (that rebuild is also in stages_ms.wall_update,
+            // amortised per step).
+            const std::uint64_t updates = heartSim->meshUpdates() - meshUpdates0;
+            r["ms_mesh_update"] = updates ? (heartSim->meshUpdateMs() - meshMs0) / double(updates) : 0.0;
+            r["mesh_updates_per_step"] = double(updates) / steps;
+            r["particle_spacing_mm"] = spacingMm;
+            r["cycle_fraction"] = {beats0, heartSim->beats()}; // the part of the beat timed
+            r["from_cache"] = loaded->report.fromCache;
         }
+        out << (json ? r.dump() : r.dump(2)) << "\n";
         return 0;
     });
 }
@@ -302,34 +380,15 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         heart::HeartSource source = heart::HeartSource::fromPreset(o.get("--phantom").value_or("adult"));
         if (const auto v = o.get("--volumes")) source = heart::HeartSource::fromVolumes(*v, std::nullopt, cycle);
         if (const auto m = o.get("--meshes")) source = heart::HeartSource::fromMeshes(*m, cycle);
-        heart::PipelineSettings settings;
-        settings.interpolation.subframes = 24; // < 1 mm wall travel per sub-frame on the adult phantom
-        heart::PipelineReport report;
-        std::string lastStage;
-        const bool tty = isatty(STDERR_FILENO) == 1;
-        const heart::MovingHeartMesh moving =
-            heart::loadHeart(source, settings, &report, [&](const std::string& stage, double fraction) {
-                if (stage != lastStage || tty) {
-                    err << (tty ? "\r" : "") << "heart: " << stage << " " << int(100 * fraction) << "%"
-                        << (tty ? "\033[K" : "\n") << std::flush;
-                    lastStage = stage;
-                }
-            });
-        if (tty) err << "\n";
-
-        heart::HeartAnatomy anatomy;
-        if (source.kind == heart::HeartSource::Kind::Phantom)
-            anatomy = heart::HeartAnatomy::fromPhantom(heart::HeartPhantom(source.phantomParameters()));
+        const LoadedHeart loaded = loadHeartShowingProgress(source, err);
+        const heart::PipelineReport& report = loaded.report;
         std::vector<double> lv;
-        for (int k = 0; k < moving.phaseCount(); ++k) lv.push_back(heart::ventricleVolumeMl(moving.phaseMesh(k), anatomy));
+        for (int k = 0; k < loaded.moving.phaseCount(); ++k)
+            lv.push_back(heart::ventricleVolumeMl(loaded.moving.phaseMesh(k), loaded.anatomy));
         const double edv = *std::max_element(lv.begin(), lv.end()), esv = *std::min_element(lv.begin(), lv.end());
 
-        // Particle spacing for about N particles in the blood pool at the first pose.
-        const double poolMl = report.bloodPoolVolumeMl.empty() ? lv.front() : report.bloodPoolVolumeMl.front();
-        heart::HeartSimulationSettings hs;
-        hs.particleSpacingMm = std::cbrt(poolMl * 1000.0 / double(particles));
-        hs.backend = backendFrom(o);
-        heart::HeartSimulation sim(moving, report.cycleSeconds, anatomy, hs);
+        const heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backendFrom(o));
+        heart::HeartSimulation sim(loaded.moving, report.cycleSeconds, loaded.anatomy, hs);
         const sph::Solver& solver = sim.solver();
         err << "heart: " << solver.particleCount() << " particles at " << hs.particleSpacingMm << " mm on "
             << solver.backendName() << "\n";

@@ -11,7 +11,9 @@ namespace atrium::app {
 /// atrium-sim run SCENE.json --steps N [--backend cpu|cuda] [--out DIR] [--every K]
 int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
-/// atrium-sim bench --scene dam-break|heart --particles N [--steps S] [--backend cpu|cuda] [--json]
+/// atrium-sim bench --scene dam-break|pulsing-sphere|heart --particles N [--steps S] [--backend cpu|cuda] [--json]
+/// `heart` times the default heart scene (the adult phantom's HeartSimulation, as the
+/// heart command builds it, heart from the cache); the others are BenchmarkScenes.h's.
 int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
 /// atrium-sim heart [--phantom NAME | --volumes PATTERN | --meshes PATTERN] [--beats B]
