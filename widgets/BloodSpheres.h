@@ -16,6 +16,8 @@ class BloodSpheres {
 public:
     BloodSpheres();
     osg::Node* node() const { return geode_.get(); }
+    /// The particles' point geometry, for other renderings of the same blood (FluidSurface).
+    osg::Geometry* geometry() const { return geometry_.get(); }
 
     /// Uploads the snapshot's particles with colours for `quantity` in `range`.
     void update(const BloodSnapshot& snapshot, ColorQuantity quantity, ColorRange range);

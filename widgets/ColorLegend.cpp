@@ -13,7 +13,6 @@ ColorLegend::ColorLegend(QWidget* parent) : QWidget(parent) {
 void ColorLegend::setMap(ColorQuantity quantity, ColorRange range) {
     quantity_ = quantity;
     range_ = range;
-    setVisible(quantity != ColorQuantity::Blood);
     update();
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 // The colour bar beside the view: the map of the current blood colouring with its
-// range and unit. Hidden when the blood is plain red.
+// range and unit. The view shows it only while the spheres are coloured by a value.
 
 #include "widgets/ColorMap.h"
 

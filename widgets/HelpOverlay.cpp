@@ -41,6 +41,7 @@ QString HelpOverlay::helpHtml() {
         "<tr><td>H</td><td>home view</td></tr>"
         "<tr><td>P, N, R</td><td>play/pause, one step, reset the blood</td></tr>"
         "<tr><td>C, X</td><td>clip the wall, wireframe</td></tr>"
+        "<tr><td>F5, F6</td><td>blood as spheres / as a liquid surface</td></tr>"
         "<tr><td>Ctrl+S</td><td>save a screenshot</td></tr>"
         "<tr><td>F1, Esc</td><td>this help / close it</td></tr>"
         "</table>");

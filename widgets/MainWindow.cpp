@@ -5,6 +5,7 @@
 #include "widgets/HelpOverlay.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
+#include "widgets/VideoRecorder.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -22,8 +23,10 @@
 #include <QProgressDialog>
 #include <QRegularExpression>
 #include <QSettings>
+#include <QSignalBlocker>
 #include <QSlider>
 #include <QStatusBar>
+#include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
@@ -75,6 +78,9 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
     resize(1280, 800);
     readSettings();
+    if (options.navigation) choose(modes_, int(*options.navigation));
+    if (options.color) choose(colors_, int(*options.color));
+    if (options.fluid) choose(fluids_, int(*options.fluid));
 
     connect(view_, &SceneView::frameRendered, this, [this] {
         if (secondsToHeart_ == 0.0 && view_->shownSnapshot() && !view_->shownSnapshot()->wallVertexMm.empty())
@@ -140,6 +146,9 @@ void MainWindow::buildActions() {
     });
     screenshot_ = makeAction(this, "Screenshot...", QKeySequence::Save, "Save the view as a PNG image of any size");
     connect(screenshot_, &QAction::triggered, this, &MainWindow::saveScreenshot);
+    record_ = makeAction(this, "Record video", QKeySequence(Qt::CTRL | Qt::Key_R),
+                         "Record the view to an MP4 video; again to stop and save", true);
+    connect(record_, &QAction::toggled, this, &MainWindow::toggleRecording);
     solverPanel_ = makeAction(this, "Parameters...", QKeySequence(Qt::CTRL | Qt::Key_P),
                               "Particle budget, heart rate, viscosity, speed of sound, inflow");
     connect(solverPanel_, &QAction::triggered, this, &MainWindow::openSolverPanel);
@@ -182,6 +191,19 @@ void MainWindow::buildActions() {
     }
     colors_->actions().front()->setChecked(true);
 
+    fluids_ = new QActionGroup(this);
+    const std::pair<const char*, FluidMode> fluids[] = {{"Spheres", FluidMode::Spheres}, {"Surface", FluidMode::Surface}};
+    const Qt::Key fluidKeys[] = {Qt::Key_F5, Qt::Key_F6};
+    const char* fluidTips[] = {"Draw the blood as one sphere per particle, coloured as chosen",
+                               "Draw the blood as a smooth, glossy liquid surface (always blood red)"};
+    for (int k = 0; k < 2; ++k) {
+        QAction* a = makeAction(this, fluids[k].first, fluidKeys[k], fluidTips[k], true);
+        a->setData(int(fluids[k].second));
+        fluids_->addAction(a);
+        connect(a, &QAction::triggered, this, [this, m = fluids[k].second] { view_->setFluidMode(m); });
+    }
+    fluids_->actions().front()->setChecked(true);
+
     for (const std::string& name : heart::HeartPhantom::presetNames()) {
         QAction* a = makeAction(this, QString::fromStdString(name), {}, QString("Load the synthetic %1 heart").arg(name.c_str()));
         connect(a, &QAction::triggered, this, [this, name] { loadHeart(heart::HeartSource::fromPreset(name)); });
@@ -199,6 +221,7 @@ void MainWindow::buildMenus() {
     file->addAction(loadMeshes_);
     file->addSeparator();
     file->addAction(screenshot_);
+    file->addAction(record_);
     file->addSeparator();
     file->addAction(quit_);
 
@@ -230,6 +253,8 @@ void MainWindow::buildMenus() {
     view->addSeparator();
     QMenu* colour = view->addMenu("Colour the blood by");
     colour->addActions(colors_->actions());
+    QMenu* fluid = view->addMenu("Fluid");
+    fluid->addActions(fluids_->actions());
     view->addAction(showBlood_);
     view->addAction(clip_);
     view->addAction(wireframe_);
@@ -259,6 +284,19 @@ void MainWindow::buildControlBar() {
     connect(colors_, &QActionGroup::triggered, colour,
             [this, colour](QAction* a) { colour->setCurrentIndex(int(colors_->actions().indexOf(a))); });
     bar_->addWidget(colour);
+
+    // One toggle for the two fluid modes, kept in step with the menu's choice.
+    auto* surface = new QToolButton;
+    surface->setObjectName("fluidSurfaceButton");
+    surface->setText("Surface");
+    surface->setCheckable(true);
+    surface->setToolTip("Draw the blood as a smooth liquid surface instead of spheres (F6; F5: spheres)");
+    connect(surface, &QToolButton::toggled, this, [this](bool on) { fluids_->actions()[on ? 1 : 0]->trigger(); });
+    connect(fluids_, &QActionGroup::triggered, surface, [surface](QAction* a) {
+        const QSignalBlocker block(surface);
+        surface->setChecked(FluidMode(a->data().toInt()) == FluidMode::Surface);
+    });
+    bar_->addWidget(surface);
     bar_->addAction(clip_);
     bar_->addAction(wireframe_);
 
@@ -274,6 +312,7 @@ void MainWindow::buildControlBar() {
     bar_->addWidget(nullptr);
     bar_->addAction(solverPanel_);
     bar_->addAction(screenshot_);
+    bar_->addAction(record_);
     bar_->addAction(help_action_);
 }
 
@@ -385,6 +424,49 @@ void MainWindow::saveScreenshot() {
     }
 }
 
+void MainWindow::toggleRecording(bool on) {
+    if (on) {
+        const QString path = QFileDialog::getSaveFileName(this, "Record the view to", "atrium.mp4", "MP4 video (*.mp4)");
+        try {
+            if (path.isEmpty()) throw std::runtime_error("");
+            view_->startRecording(path.toStdString());
+            statusBar()->showMessage("Recording to " + path + " (Ctrl+R stops)");
+        } catch (const std::exception& e) {
+            if (*e.what()) QMessageBox::warning(this, "Record video", QString::fromStdString(e.what()));
+            const QSignalBlocker block(record_);
+            record_->setChecked(false);
+        }
+        return;
+    }
+    std::shared_ptr<VideoRecorder> recorder = view_->stopRecording();
+    if (!recorder) return;
+    // Encoding what is still queued takes a moment: off the UI thread, with progress.
+    auto* dialog = new QProgressDialog("Finishing the video...", QString(), 0, 100, this);
+    dialog->setMinimumDuration(300);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    QPointer<QProgressDialog> guard = dialog;
+    auto* watcher = new QFutureWatcher<QString>(this);
+    connect(watcher, &QFutureWatcher<QString>::finished, this, [this, watcher, guard, recorder] {
+        watcher->deleteLater();
+        if (guard) guard->close();
+        const QString error = watcher->result();
+        if (!error.isEmpty()) QMessageBox::warning(this, "Record video", error);
+        else statusBar()->showMessage(QString("Video saved: %1 frames (%2 dropped while the encoder was busy)")
+                                          .arg(qulonglong(recorder->framesEncoded()))
+                                          .arg(qulonglong(recorder->framesDropped())), 8000);
+    });
+    watcher->setFuture(QtConcurrent::run([recorder, guard]() -> QString {
+        try {
+            recorder->finish([guard](double f) {
+                QMetaObject::invokeMethod(qApp, [guard, f] { if (guard) guard->setValue(int(100 * f)); }, Qt::QueuedConnection);
+            });
+        } catch (const std::exception& e) {
+            return QString::fromStdString(e.what());
+        }
+        return {};
+    }));
+}
+
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     if (watched == view_) {
         if (event->type() == QEvent::MouseMove) bar_->pointerAt(int(static_cast<QMouseEvent*>(event)->position().y()));
@@ -393,16 +475,18 @@ bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
     return QMainWindow::eventFilter(watched, event);
 }
 
+void MainWindow::choose(QActionGroup* group, int value) {
+    for (QAction* a : group->actions())
+        if (a->data().toInt() == value) a->trigger();
+}
+
 void MainWindow::readSettings() {
     if (!options_.persistSettings) return;
     const QSettings s;
     if (s.contains("window/geometry")) restoreGeometry(s.value("window/geometry").toByteArray());
-    const int mode = s.value("view/navigation", int(narrative::CameraMode::Orbit)).toInt();
-    for (QAction* a : modes_->actions())
-        if (a->data().toInt() == mode) a->trigger();
-    const int colour = s.value("view/color", int(ColorQuantity::Blood)).toInt();
-    for (QAction* a : colors_->actions())
-        if (a->data().toInt() == colour) a->trigger();
+    choose(modes_, s.value("view/navigation", int(narrative::CameraMode::Orbit)).toInt());
+    choose(colors_, s.value("view/color", int(ColorQuantity::Blood)).toInt());
+    choose(fluids_, s.value("view/fluid", int(FluidMode::Spheres)).toInt());
     opacity_->setValue(std::clamp(s.value("view/wallOpacity", 35).toInt(), 0, 100));
     if (!options_.particleBudget)
         choices_.particleBudget = std::clamp(s.value("simulation/particleBudget", choices_.particleBudget).toInt(),
@@ -415,6 +499,7 @@ void MainWindow::writeSettings() const {
     s.setValue("window/geometry", saveGeometry());
     s.setValue("view/navigation", int(view_->navigationMode()));
     s.setValue("view/color", int(view_->colorQuantity()));
+    s.setValue("view/fluid", int(view_->fluidMode()));
     s.setValue("view/wallOpacity", opacity_->value());
     s.setValue("simulation/particleBudget", choices_.particleBudget);
     const char* kinds[] = {"phantom", "volumes", "meshes"};

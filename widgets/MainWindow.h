@@ -2,9 +2,11 @@
 // The viewer's window: the 3D view with its overlays (control bar, HUD, legend, help),
 // menus holding every action with its shortcut and tooltip, loading a heart on a
 // worker thread behind a progress dialog, screenshots, and settings kept between runs
-// (QSettings: geometry, last heart, navigation mode, colouring, wall opacity).
+// (QSettings: geometry, last heart, navigation mode, colouring, blood rendering, wall
+// opacity).
 
 #include "sim/heart/HeartPipeline.h"
+#include "widgets/SceneView.h"
 #include "widgets/SolverPanel.h"
 
 #include <QMainWindow>
@@ -31,6 +33,10 @@ struct ViewerOptions {
     std::optional<int> particleBudget;
     bool cuda = false;
     bool persistSettings = true;              ///< false: neither read nor write QSettings
+    /// View choices that override the saved ones (e.g. from the command line).
+    std::optional<narrative::CameraMode> navigation;
+    std::optional<ColorQuantity> color;
+    std::optional<FluidMode> fluid;
 };
 
 class MainWindow : public QMainWindow {
@@ -63,9 +69,12 @@ private:
     void buildMenus();
     void buildControlBar();
     void saveScreenshot();
+    void toggleRecording(bool on);
     void openSolverPanel();
     void chooseSeries(bool volumes);
     void readSettings();
+    /// Checks and triggers the action of `group` whose data is `value`, as a click would.
+    static void choose(QActionGroup* group, int value);
     void writeSettings() const;
 
     ViewerOptions options_;
@@ -84,8 +93,8 @@ private:
     qint64 startMs_ = 0;
 
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *help_action_;
-    QAction *screenshot_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
-    QActionGroup *modes_, *colors_;
+    QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
+    QActionGroup *modes_, *colors_, *fluids_;
     std::vector<std::pair<QAction*, QString>> presets_;
 };
 

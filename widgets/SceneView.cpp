@@ -2,14 +2,17 @@
 
 #include "widgets/BloodSpheres.h"
 #include "widgets/ColorLegend.h"
+#include "widgets/FluidSurface.h"
 #include "widgets/HeartWall.h"
 #include "widgets/HudOverlay.h"
 #include "widgets/SimulationRunner.h"
+#include "widgets/VideoRecorder.h"
 
 #include <QCursor>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLFramebufferObject>
+#include <QOpenGLFunctions>
 #include <QWheelEvent>
 
 #include <osg/Group>
@@ -56,13 +59,15 @@ osg::Vec3d toOsg(const narrative::Vec3& v) { return {v.x, v.y, v.z}; }
 
 SceneView::SceneView(QWidget* parent)
     : QOpenGLWidget(parent), viewer_(new osgViewer::Viewer), root_(new osg::Group), wall_(std::make_unique<HeartWall>()),
-      blood_(std::make_unique<BloodSpheres>()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
+      blood_(std::make_unique<BloodSpheres>()), fluid_(std::make_unique<FluidSurface>(blood_->geometry())),
+      hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
     setObjectName("sceneView");
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setMinimumSize(320, 240);
 
     root_->addChild(blood_->node());
+    root_->addChild(fluid_->node());
     root_->addChild(wall_->node());
     root_->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
     viewer_->setSceneData(root_.get());
@@ -77,6 +82,7 @@ SceneView::SceneView(QWidget* parent)
     camera_.orbit().setVerticalFieldOfView(kFieldOfViewDeg * std::numbers::pi / 180.0);
     legend_->setMap(quantity_, range_);
     hud_->move(10, 18);
+    updateBloodVisibility();
 
     timer_.setInterval(16);
     connect(&timer_, &QTimer::timeout, this, &SceneView::advanceFrame);
@@ -93,6 +99,12 @@ SceneView::~SceneView() {
 
 void SceneView::setRunner(std::shared_ptr<SimulationRunner> runner) {
     runner_ = std::move(runner);
+    if (runner_) {
+        // Spheres of half a spacing touch their neighbours at rest density.
+        const auto spacing = float(runner_->settings().simulation.particleSpacingMm);
+        fluid_->setParticleSpacingMm(spacing);
+        blood_->setRadiusMm(0.5f * spacing);
+    }
     shown_.reset();
     shownPublication_ = 0;
     framesWithBlood_ = 0;
@@ -114,12 +126,30 @@ void SceneView::setColorQuantity(ColorQuantity quantity) {
                                                : quantity == ColorQuantity::DensityError ? shown_->densityError
                                                                                          : shown_->pressure);
     legend_->setMap(quantity_, range_);
+    updateBloodVisibility();
     if (shown_) blood_->update(*shown_, quantity_, range_);
 }
 
 void SceneView::setWallOpacity(float opacity) { wall_->setOpacity(std::clamp(opacity, 0.f, 1.f)); }
 void SceneView::setWireframe(bool on) { wall_->setWireframe(on); }
-void SceneView::setBloodVisible(bool visible) { blood_->setVisible(visible); }
+void SceneView::setBloodVisible(bool visible) {
+    bloodVisible_ = visible;
+    updateBloodVisibility();
+}
+
+void SceneView::setFluidMode(FluidMode mode) {
+    fluidMode_ = mode;
+    updateBloodVisibility();
+}
+
+void SceneView::updateBloodVisibility() {
+    // Node masks: the hidden rendering is not even culled, its passes cost nothing.
+    blood_->setVisible(bloodVisible_ && fluidMode_ == FluidMode::Spheres);
+    fluid_->setVisible(bloodVisible_ && fluidMode_ == FluidMode::Surface);
+    // The surface is always blood red: the colour legend belongs to the spheres.
+    legend_->setVisible(bloodVisible_ && fluidMode_ == FluidMode::Spheres && quantity_ != ColorQuantity::Blood);
+}
+
 void SceneView::setHudVisible(bool visible) { hud_->setVisible(visible); }
 
 void SceneView::setClipping(bool on, double offset) {
@@ -156,6 +186,7 @@ void SceneView::resizeGL(int w, int h) {
     }
     viewer_->getCamera()->setViewport(0, 0, pw, ph);
     blood_->setViewportHeight(ph);
+    fluid_->resize(pw, ph);
 }
 
 void SceneView::resizeEvent(QResizeEvent* e) {
@@ -170,6 +201,7 @@ void SceneView::applyCamera(int w, int h) {
     // Near and far from the heart's size: the camera may fly inside the ventricle.
     const double nearPlane = std::max(0.2, heartRadius_ * 0.005), farPlane = heartRadius_ * 60.0;
     viewer_->getCamera()->setProjectionMatrixAsPerspective(kFieldOfViewDeg, double(w) / std::max(h, 1), nearPlane, farPlane);
+    fluid_->setCamera(viewer_->getCamera()->getViewMatrix(), viewer_->getCamera()->getProjectionMatrix());
 }
 
 void SceneView::paintGL() {
@@ -178,11 +210,31 @@ void SceneView::paintGL() {
     window_->setDefaultFboId(defaultFramebufferObject());
     applyCamera(pw, ph);
     viewer_->frame();
+    if (recorder_) captureVideoFrame(pw, ph);
     frameTimes_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (frameTimes_.size() > 600) frameTimes_.pop_front();
     ++frames_;
     if (shown_ && shown_->particles() > 0) ++framesWithBlood_;
     Q_EMIT frameRendered();
+}
+
+void SceneView::startRecording(const std::string& path) {
+    const int pw = int(std::lround(width() * devicePixelRatioF())), ph = int(std::lround(height() * devicePixelRatioF()));
+    recorder_ = std::make_unique<VideoRecorder>(path, pw, ph, 30);
+    recordClock_.start();
+}
+
+std::unique_ptr<VideoRecorder> SceneView::stopRecording() { return std::move(recorder_); }
+
+void SceneView::captureVideoFrame(int pw, int ph) {
+    // The recording keeps the size it started with; frames of a resized view are skipped.
+    if (pw != recorder_->sourceWidth() || ph != recorder_->sourceHeight()) return;
+    std::vector<std::uint8_t> rgba(std::size_t(pw) * std::size_t(ph) * 4);
+    QOpenGLFunctions* gl = context()->functions();
+    gl->glBindFramebuffer(GL_FRAMEBUFFER, defaultFramebufferObject());
+    gl->glPixelStorei(GL_PACK_ALIGNMENT, 1);
+    gl->glReadPixels(0, 0, pw, ph, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    recorder_->addFrame(std::move(rgba), recordClock_.elapsed() / 1000.0, true);
 }
 
 QImage SceneView::renderImage(QSize size) {
@@ -198,6 +250,7 @@ QImage SceneView::renderImage(QSize size) {
     window_->setDefaultFboId(fbo.handle());
     viewer_->getCamera()->setViewport(0, 0, size.width(), size.height());
     blood_->setViewportHeight(size.height());
+    fluid_->resize(size.width(), size.height()); // restored by resizeGL below
     applyCamera(size.width(), size.height());
     viewer_->frame();
     QImage image = fbo.toImage();
@@ -225,6 +278,10 @@ void SceneView::advanceFrame() {
         else if (runner_->state() == SimulationRunner::State::Failed) status = "stopped: " + QString::fromStdString(runner_->failure()).left(120);
         else if (runner_->paused()) status = "paused";
         else if (shown_ && shown_->filling) status = "filling the heart";
+        if (runner_ && runner_->restarts() > 0)
+            status += QString(status.isEmpty() ? "" : " | ") +
+                      QString("blood restarted after %1 blow-up(s); fewer particles or a lower heart rate are steadier")
+                          .arg(runner_->restarts());
         if (camera_.mode() != narrative::CameraMode::Orbit && !camera_.mouseCaptured())
             status += QString(status.isEmpty() ? "" : " | ") + "Space: take the mouse";
         hud_->show(fps_, shown_.get(), status);

@@ -34,10 +34,16 @@ namespace atrium::widgets {
 
 class BloodSpheres;
 class ColorLegend;
+class FluidSurface;
 class HeartWall;
 class HudOverlay;
 class SimulationRunner;
+class VideoRecorder;
 struct BloodSnapshot;
+
+/// How the blood is drawn: one sphere per particle (which shows the colour quantity), or
+/// a smooth blood-red liquid surface in screen space (FluidSurface).
+enum class FluidMode { Spheres, Surface };
 
 class SceneView : public QOpenGLWidget {
     Q_OBJECT
@@ -68,6 +74,8 @@ public:
     /// centre shifted by `offset` times its radius (-1..1).
     void setClipping(bool on, double offset = 0.0);
     void setBloodVisible(bool visible);
+    void setFluidMode(FluidMode mode);
+    FluidMode fluidMode() const { return fluidMode_; }
     void setHudVisible(bool visible);
 
     /// Tests: every frame advances the controllers by exactly `dt` seconds.
@@ -85,6 +93,14 @@ public:
     /// Renders the view at `size` (any size up to kMaxImageSide) into an image,
     /// without the overlays. Throws std::invalid_argument for a bad size.
     QImage renderImage(QSize size);
+
+    /// Starts recording every rendered frame of the view (at 30 fps, its pixel size)
+    /// to `path`. Throws std::runtime_error naming the file when it cannot be written.
+    void startRecording(const std::string& path);
+    /// Stops recording and hands over the recorder, whose finish() writes the rest of
+    /// the file (slow: run it off the UI thread). Null when not recording.
+    std::unique_ptr<VideoRecorder> stopRecording();
+    bool isRecording() const { return recorder_ != nullptr; }
 
 Q_SIGNALS:
     void frameRendered();
@@ -111,6 +127,8 @@ private:
     void send(const narrative::InputEvent& event);
     void updateCursor();
     void updateClipPlane();
+    void captureVideoFrame(int pixelWidth, int pixelHeight);
+    void updateBloodVisibility();
 
     std::shared_ptr<SimulationRunner> runner_;
     std::shared_ptr<const BloodSnapshot> shown_;
@@ -121,6 +139,7 @@ private:
     osg::ref_ptr<osg::Group> root_;
     std::unique_ptr<HeartWall> wall_;
     std::unique_ptr<BloodSpheres> blood_;
+    std::unique_ptr<FluidSurface> fluid_; // shares blood_'s particle geometry
     HudOverlay* hud_ = nullptr;
     ColorLegend* legend_ = nullptr;
 
@@ -132,6 +151,8 @@ private:
 
     ColorQuantity quantity_ = ColorQuantity::Blood;
     ColorRange range_{0.f, 1.f};
+    FluidMode fluidMode_ = FluidMode::Spheres;
+    bool bloodVisible_ = true;
     bool clipping_ = false;
     double clipOffset_ = 0.0;
 
@@ -144,6 +165,8 @@ private:
     std::uint64_t fpsFrames_ = 0;
     std::deque<double> frameTimes_;
     bool captured_ = false;
+    std::unique_ptr<VideoRecorder> recorder_;
+    QElapsedTimer recordClock_;
 };
 
 } // namespace atrium::widgets

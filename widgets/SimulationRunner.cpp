@@ -40,37 +40,48 @@ void SimulationRunner::stepOnce() {
 
 void SimulationRunner::run() {
     using Clock = std::chrono::steady_clock;
-    std::unique_ptr<heart::HeartSimulation> sim;
     try {
         publishWall(heart_->phaseMesh(0)); // the heart shows while its blood is prepared
-        sim = std::make_unique<heart::HeartSimulation>(*heart_, settings_.cycleSeconds, anatomy_, settings_.simulation);
-        state_ = paused_ ? State::Paused : State::Running;
-        publish(*sim, 0.0);
-
-        auto lastPublish = Clock::now();
-        auto rateStart = lastPublish;
-        std::uint64_t rateSteps = 0;
-        double stepsPerSecond = 0.0;
         while (!stop_) {
-            if (paused_ && pendingSteps_ == 0) {
-                std::unique_lock lock(mutex_);
-                wake_.wait(lock, [&] { return stop_ || !paused_ || pendingSteps_ > 0; });
-                continue;
-            }
-            const bool single = paused_ && pendingSteps_ > 0;
-            if (single) --pendingSteps_;
-            sim->step();
-            ++rateSteps;
-            const auto now = Clock::now();
-            const double sinceRate = std::chrono::duration<double>(now - rateStart).count();
-            if (sinceRate >= 1.0) {
-                stepsPerSecond = double(rateSteps) / sinceRate;
-                rateSteps = 0;
-                rateStart = now;
-            }
-            if (single || std::chrono::duration<double, std::milli>(now - lastPublish).count() >= settings_.publishIntervalMs) {
-                publish(*sim, stepsPerSecond);
-                lastPublish = now;
+            try {
+                heart::HeartSimulation sim(*heart_, settings_.cycleSeconds, anatomy_, settings_.simulation);
+                state_ = paused_ ? State::Paused : State::Running;
+                publish(sim, 0.0);
+
+                auto lastPublish = Clock::now();
+                auto rateStart = lastPublish;
+                std::uint64_t rateSteps = 0;
+                double stepsPerSecond = 0.0;
+                while (!stop_) {
+                    if (paused_ && pendingSteps_ == 0) {
+                        std::unique_lock lock(mutex_);
+                        wake_.wait(lock, [&] { return stop_ || !paused_ || pendingSteps_ > 0; });
+                        continue;
+                    }
+                    const bool single = paused_ && pendingSteps_ > 0;
+                    if (single) --pendingSteps_;
+                    sim.step();
+                    ++rateSteps;
+                    const auto now = Clock::now();
+                    const double sinceRate = std::chrono::duration<double>(now - rateStart).count();
+                    if (sinceRate >= 1.0) {
+                        stepsPerSecond = double(rateSteps) / sinceRate;
+                        rateSteps = 0;
+                        rateStart = now;
+                    }
+                    if (single ||
+                        std::chrono::duration<double, std::milli>(now - lastPublish).count() >= settings_.publishIntervalMs) {
+                        publish(sim, stepsPerSecond);
+                        lastPublish = now;
+                    }
+                }
+            } catch (const sph::SimulationBlowUp& e) {
+                if (!settings_.restartAfterBlowUp) throw;
+                // Keep the lecture going: start the blood again, and say why on the HUD.
+                std::lock_guard lock(mutex_);
+                ++restarts_;
+                lastBlowUp_ = e.what();
+                state_ = State::Preparing;
             }
         }
     } catch (const std::exception& e) {
@@ -81,6 +92,16 @@ void SimulationRunner::run() {
         state_ = State::Failed;
         ++publications_;
     }
+}
+
+int SimulationRunner::restarts() const {
+    std::lock_guard lock(mutex_);
+    return restarts_;
+}
+
+std::string SimulationRunner::lastBlowUp() const {
+    std::lock_guard lock(mutex_);
+    return lastBlowUp_;
 }
 
 void SimulationRunner::publishWall(const sph::TriangleMesh& meshMm) {

@@ -43,6 +43,8 @@ struct RunnerSettings {
     heart::HeartSimulationSettings simulation;
     double cycleSeconds = 0.8;
     double publishIntervalMs = 30;
+    /// On a blow-up, start the blood again (counted in restarts()) instead of stopping.
+    bool restartAfterBlowUp = true;
 };
 
 class SimulationRunner {
@@ -69,8 +71,12 @@ public:
     void stepOnce();
 
     State state() const { return state_.load(); }
-    /// Why the simulation stopped (a blow-up or a construction error); empty otherwise.
+    /// Why the simulation stopped (a construction error, or a blow-up when restarts are
+    /// off); empty otherwise.
     std::string failure() const;
+    /// Blow-ups after which the blood was started again, and the last one's message.
+    int restarts() const;
+    std::string lastBlowUp() const;
     const RunnerSettings& settings() const { return settings_; }
 
 private:
@@ -86,6 +92,8 @@ private:
     std::condition_variable wake_;
     std::shared_ptr<const BloodSnapshot> latest_;
     std::string failure_;
+    int restarts_ = 0;
+    std::string lastBlowUp_;
     std::atomic<std::uint64_t> publications_{0};
     std::atomic<bool> paused_{false};
     std::atomic<bool> stop_{false};

@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
         {"backend", "Simulation backend: cpu or cuda.", "NAME"},
         {"mode", "Navigation: orbit, usim or first-person.", "MODE"},
         {"color", "Colour the blood by: blood, speed, density or pressure.", "NAME"},
+        {"fluid", "Draw the blood as spheres (one per particle) or as a smooth liquid surface.", "spheres|surface"},
         {"screenshot", "Render, write the view to PATH (PNG) and exit.", "PATH"},
         {"after-frames", "With --screenshot or --measure-frames: frames to render with blood first (default 10).", "N"},
         {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
@@ -110,23 +111,30 @@ int main(int argc, char** argv) {
     const int afterFrames = parsePositive(parser, "after-frames", 10, 1, 100000);
     const int timeout = parsePositive(parser, "timeout", 300, 1, 86400);
 
-    widgets::MainWindow window(options);
-    widgets::SceneView* view = window.sceneView();
     if (parser.isSet("mode")) {
         const QString m = parser.value("mode");
-        if (m == "orbit") view->setNavigationMode(narrative::CameraMode::Orbit);
-        else if (m == "usim") view->setNavigationMode(narrative::CameraMode::Usim);
-        else if (m == "first-person") view->setNavigationMode(narrative::CameraMode::FirstPerson);
+        if (m == "orbit") options.navigation = narrative::CameraMode::Orbit;
+        else if (m == "usim") options.navigation = narrative::CameraMode::Usim;
+        else if (m == "first-person") options.navigation = narrative::CameraMode::FirstPerson;
         else fail("--mode expects orbit, usim or first-person, got '" + m + "'");
     }
     if (parser.isSet("color")) {
         const QString c = parser.value("color");
-        if (c == "blood") view->setColorQuantity(widgets::ColorQuantity::Blood);
-        else if (c == "speed") view->setColorQuantity(widgets::ColorQuantity::Speed);
-        else if (c == "density") view->setColorQuantity(widgets::ColorQuantity::DensityError);
-        else if (c == "pressure") view->setColorQuantity(widgets::ColorQuantity::Pressure);
+        if (c == "blood") options.color = widgets::ColorQuantity::Blood;
+        else if (c == "speed") options.color = widgets::ColorQuantity::Speed;
+        else if (c == "density") options.color = widgets::ColorQuantity::DensityError;
+        else if (c == "pressure") options.color = widgets::ColorQuantity::Pressure;
         else fail("--color expects blood, speed, density or pressure, got '" + c + "'");
     }
+    if (parser.isSet("fluid")) {
+        const QString f = parser.value("fluid");
+        if (f == "spheres") options.fluid = widgets::FluidMode::Spheres;
+        else if (f == "surface") options.fluid = widgets::FluidMode::Surface;
+        else fail("--fluid expects spheres or surface, got '" + f + "'");
+    }
+
+    widgets::MainWindow window(options);
+    widgets::SceneView* view = window.sceneView();
     if (headless) {
         // The window's 3D view gets the requested size (menus and status bar around it).
         window.resize(size + (window.size() - view->size()));

@@ -9,9 +9,11 @@
 #include "widgets/MainWindow.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
+#include "widgets/VideoRecorder.h"
 
 #include <QAction>
 #include <QApplication>
+#include <QDir>
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMenuBar>
@@ -22,6 +24,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <functional>
 #include <memory>
 
@@ -126,6 +129,27 @@ TEST(Viewer, ScreenshotsHaveTheRequestedSizeWithinTheLimit) {
     EXPECT_EQ(w->sceneView()->renderImage(QSize(1000, 300)).size(), QSize(1000, 300));
     EXPECT_THROW(w->sceneView()->renderImage(QSize(0, 10)), std::invalid_argument);
     EXPECT_THROW(w->sceneView()->renderImage(QSize(SceneView::kMaxImageSide + 1, 10)), std::invalid_argument);
+}
+
+TEST(Viewer, RecordsTheViewToAVideo) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    const std::string path = (QDir::tempPath() + "/atrium-ui-recording.mp4").toStdString();
+    std::filesystem::remove(path);
+    v->startRecording(path);
+    EXPECT_TRUE(v->isRecording());
+    const std::uint64_t f0 = v->framesRendered();
+    ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= f0 + 20; }, 60));
+    std::unique_ptr<widgets::VideoRecorder> recorder = v->stopRecording();
+    ASSERT_NE(recorder, nullptr);
+    EXPECT_FALSE(v->isRecording());
+    recorder->finish();
+    EXPECT_GT(recorder->framesEncoded(), 3u);
+    EXPECT_GT(std::filesystem::file_size(path), 1000u);
+    std::filesystem::remove(path);
+    EXPECT_THROW(v->startRecording("/no-such-directory-for-atrium/x.mp4"), std::runtime_error);
+    EXPECT_FALSE(v->isRecording());
 }
 
 TEST(Viewer, FirstPersonKeysMoveTheCameraAsTheControllerPredicts) {
