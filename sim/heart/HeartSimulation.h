@@ -1,16 +1,21 @@
 #pragma once
 // Blood pumped by a moving heart wall (Poyart 2016, 3.5.6): the solver of sim/sph runs
 // inside the interpolated heart mesh, re-posed every few solver steps so that it never
-// moves more than a small fraction of a particle spacing at once; one-way planes at the
-// mitral and aortic valves, an emitter in the left atrium that keeps inflow going, and an outlet beyond the aortic root that
-// removes what the ventricle ejects, so the simulation runs indefinitely with a
-// bounded particle count. The heart works in millimetres, the solver in metres.
+// moves more than a small fraction of a particle spacing at once. Planes at the mitral
+// and aortic valves open (one-way) and close (no crossing) with the cycle: the mitral
+// while the ventricle fills, the aortic while it empties, both shut while its volume
+// holds (isovolumic), read from the wall's own motion. An emitter in the left atrium
+// lets in what the blood pool upstream of the closed valves grows by (mass
+// conservation), and an outlet beyond the aortic root removes what the ventricle
+// ejects, so the simulation runs indefinitely with a bounded particle count. The
+// heart works in millimetres, the solver in metres.
 
 #include "sim/heart/HeartPhantom.h"
 #include "sim/heart/MeshInterpolation.h"
 #include "sim/sph/Solver.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -20,8 +25,8 @@ namespace atrium::heart {
 /// Where blood comes in and goes out, in the heart mesh's frame (mm). Real scans
 /// carry no valve positions: without them the chamber is simply filled and closed.
 struct HeartAnatomy {
-    std::optional<ValveDisc> mitral;  ///< one-way: atrium -> ventricle
-    std::optional<ValveDisc> aortic;  ///< one-way: ventricle -> aorta
+    std::optional<ValveDisc> mitral;  ///< open (one-way atrium -> ventricle) while the LV fills
+    std::optional<ValveDisc> aortic;  ///< open (one-way ventricle -> aorta) while the LV empties
     std::optional<ValveDisc> inflow;  ///< emitter disc in the atrium, normal = flow direction
     std::optional<sph::Vec3> outlet;  ///< sink centre beyond the aortic root
     double outletRadiusMm = 0.0;
@@ -39,8 +44,27 @@ struct HeartSimulationSettings {
     enum class Fill { Emitter, Seeded } fill = Fill::Seeded;
     double fillSecondsMax = 3.0;      ///< emitter filling stops at this time at the latest
     int relaxationSteps = 300;        ///< Seeded: dynamic relaxation before the beat
-    double inflowMlPerSecond = 90.0;  ///< atrial inflow during the beat (~ cardiac output)
-    double soundSpeed = 10.0;         ///< m/s; ~10x the fastest blood flow (~1 m/s)
+    /// Atrial inflow during the beat. true (default): it follows the blood pool, see
+    /// HeartSimulation::inflowMlPerSecond(); inflowMlPerSecond is then unused. Needs
+    /// both valve discs in the anatomy; without them the fixed inflow is used.
+    /// false: the fixed inflowMlPerSecond (the behaviour before valve timing).
+    bool inflowFollowsVolume = true;
+    double inflowMlPerSecond = 90.0;  ///< fixed atrial inflow (ml/s) when !inflowFollowsVolume
+    /// Time constant (s) with which the volume-following inflow makes up a ventricle
+    /// below its starting density while the mitral valve is open (see inflowMlPerSecond()).
+    double inflowRefillSeconds = 0.1;
+    double maxInflowSpeed = 3.0;      ///< m/s through the inflow disc, at most
+    /// Open and close the valve planes with the ventricle's volume change (true), or
+    /// leave both one-way planes open throughout (false: the behaviour before).
+    bool valveTiming = true;
+    /// |dV_LV/dt| below this fraction of its peak over the cycle counts as isovolumic:
+    /// both valves closed.
+    double isovolumicFraction = 0.03;
+    /// m/s. WCSPH wants c0 >= 10 v_max; the adult phantom ejects at ~2.5 m/s mean
+    /// through its 16 mm aorta (4-5 m/s jets), so 10 m/s (~1 % density error at 1 m/s,
+    /// ~5-8 % in the systolic jets) trades accuracy for a time step half that of
+    /// 20 m/s. See docs/PERFORMANCE.md, "Blood in the beating phantom".
+    double soundSpeed = 10.0;
     double viscosity = 0.0035;        ///< blood, Pa s
     /// The wall is re-posed whenever its fastest point may have moved this fraction of
     /// a particle spacing since the last pose (at most every sub-frame of the heart).
@@ -72,12 +96,46 @@ public:
     /// continuous (see HeartSimulation.cpp). step() poses the wall with it.
     void wallAt(double cycleFraction, sph::TriangleMesh& meshMm, std::vector<sph::Vec3>& velocityMmPerS) const;
 
+    /// The valves at `cycleFraction` (wraps), from the smoothed rate of change of the
+    /// LV volume of the wall's motion (ventricleVolumeRateMlPerS): mitral open while it
+    /// grows, aortic open while it shrinks, both closed while it is within
+    /// isovolumicFraction of its peak rate of zero. Without both valve discs in the
+    /// anatomy, or with valveTiming off, both are always open.
+    struct Valves {
+        bool mitralOpen = true;
+        bool aorticOpen = true;
+    };
+    Valves valvesAt(double cycleFraction) const;
+    /// d/dt of the LV volume (the mesh on the ventricle's side of both valve planes,
+    /// as ventricleVolumeMl) and of the whole enclosed blood pool, ml/s, at
+    /// `cycleFraction`: the flux of the wall's velocity through its triangles (Reynolds
+    /// transport), sampled over the cycle at construction and smoothed over +-1 % of it.
+    double ventricleVolumeRateMlPerS(double cycleFraction) const;
+    double poolVolumeRateMlPerS(double cycleFraction) const;
+    /// The atrial inflow now (ml/s). Following the volume (the default): mass
+    /// conservation of the pool upstream of the closed valves - while the aortic valve
+    /// is closed, the atrium plus the open ventricle can only grow by inflow; while the
+    /// mitral is closed, the atrium alone - so inflow = max(0, dV_upstream/dt + refill),
+    /// with dV_upstream/dt = dV_pool/dt (mitral open) or dV_pool/dt - dV_LV/dt (mitral
+    /// closed; the aorta's volume is taken as constant, as the phantom's is), and
+    /// refill = (blood the ventricle lacks for its starting mean density) /
+    /// inflowRefillSeconds while the mitral is open (it makes up the blood the emitter
+    /// could not place and what leaked; it is never negative enough to pull blood out).
+    /// The emitter places particles only where there is room (Solver), so it cannot
+    /// over-pressurise the atrium by more than a fraction of a spacing's overlap.
+    double inflowMlPerSecond() const { return inflowMlPerS_; }
+
     /// Time spent re-sampling the heart mesh and rebuilding the wall field (ms).
     double meshUpdateMs() const { return meshUpdateMs_; }
     std::uint64_t meshUpdates() const { return meshUpdates_; }
 
 private:
     void updateWall(double cycleFraction);
+    /// Valve planes and inflow for the pose at `cycleFraction`.
+    void updateValvesAndInflow(double cycleFraction);
+    /// Samples the LV and pool volume rates of wallAt() over the cycle (constructor).
+    void sampleVolumeRates();
+    double sampledRate(const std::vector<double>& table, double cycleFraction) const;
 
     const MovingHeartMesh& heart_;
     double cycleSeconds_;
@@ -89,7 +147,19 @@ private:
     /// Per phase k: the half-way displacement that takes mesh k towards k-1 and lands
     /// its vertices on mesh k-1's half-way surface (backward displacement + snap).
     std::vector<std::vector<sph::Vec3>> backwardToSurface_;
-    double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
+    /// Per phase k: mesh k's velocity at phase k (mm per half interval), shared by the
+    /// backward and forward halves so that the wall's velocity is continuous there
+    /// (cubic Hermite in time, see wallAt()).
+    std::vector<std::vector<sph::Vec3>> phaseTangent_;
+    std::vector<double> lvRateMlPerS_, poolRateMlPerS_; // over the cycle, smoothed
+    double peakLvRateMlPerS_ = 0.0;
+    std::optional<std::size_t> mitralPlane_, aorticPlane_, inflowEmitter_;
+    float inflowAreaM2_ = 0.f;
+    double inflowMlPerS_ = 0.0;
+    double lastInflowUpdate_ = -1.0;  // solver time (s)
+    double lvReferenceDensity_ = 0.0; // mean LV density (/rho0) when the beat started
+    double refillMl_ = 0.0;           // blood the LV lacks for that density (ml)
+    Valves valves_;    double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
     double lastWallUpdate_ = -1.0;    // solver time of the last pose (s)
     double meshUpdateMs_ = 0.0;
     std::uint64_t meshUpdates_ = 0;

@@ -21,7 +21,13 @@ struct BoxContainer {
 
 enum class PlaneKind : int {
     TwoSided = 0, ///< nothing crosses (septum)
-    OneWay = 1,   ///< crossing allowed only in the direction of the normal (valve)
+    OneWay = 1,   ///< crossing allowed only in the direction of the normal (open valve)
+    /// Nothing crosses, but blood lies on both sides (a closed valve between two pools):
+    /// unlike TwoSided it adds no wall density or pressure, since the fluid beyond it is
+    /// there as real neighbours (a wall integral on top of them would count that side
+    /// twice, ~1.5 rho0 at the plane). A valve switches between OneWay and Closed at run
+    /// time (Solver::setPlaneKind), which is why the pair exists.
+    Closed = 2,
 };
 
 /// A wall plane through `point` with unit `normal`. radius > 0 limits it to a disc of

@@ -443,7 +443,7 @@ Scene readScene(const Reader& r, const json& doc) {
             ifPresent(v, ip, "normal", [&](const json& x, const std::string& xat) { p.normal = r.vec3(x, xat); });
             ifPresent(v, ip, "radius", [&](const json& x, const std::string& xat) { p.radius = r.floatValue(x, xat); });
             ifPresent(v, ip, "type", [&](const json& x, const std::string& xat) {
-                p.kind = r.choice(x, xat, {"two-sided", "one-way"}) == 0 ? PlaneKind::TwoSided : PlaneKind::OneWay;
+                p.kind = PlaneKind(r.choice(x, xat, {"two-sided", "one-way", "closed"}));
             });
             ifPresent(v, ip, "restitution", [&](const json& x, const std::string& xat) { p.restitution = r.floatValue(x, xat); });
             scene.planes.push_back(p);
@@ -792,7 +792,7 @@ void validateScene(Scene& scene, const std::string& sourceName) {
         v.finite(path + "/point", pl.point);
         v.direction(path + "/normal", pl.normal);
         v.nonNegative(path + "/radius", pl.radius);
-        if (pl.kind != PlaneKind::TwoSided && pl.kind != PlaneKind::OneWay)
+        if (pl.kind != PlaneKind::TwoSided && pl.kind != PlaneKind::OneWay && pl.kind != PlaneKind::Closed)
             v.fail(path + "/type", "unknown plane type " + std::to_string(int(pl.kind)));
         v.unitInterval(path + "/restitution", pl.restitution);
     }
@@ -911,7 +911,9 @@ json sceneToJson(const Scene& scene) {
         planes.push_back(json{{"point", vec(pl.point)},
                               {"normal", vec(pl.normal)},
                               {"radius", number(pl.radius)},
-                              {"type", pl.kind == PlaneKind::OneWay ? "one-way" : "two-sided"},
+                              {"type", pl.kind == PlaneKind::OneWay   ? "one-way"
+                                       : pl.kind == PlaneKind::Closed ? "closed"
+                                                                      : "two-sided"},
                               {"restitution", number(pl.restitution)}});
     doc["planes"] = std::move(planes);
     return doc;

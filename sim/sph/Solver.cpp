@@ -360,6 +360,21 @@ void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vert
 
 const TriangleMesh* Solver::wallMesh() const { return wallMesh_.get(); }
 
+void Solver::setPlaneKind(std::size_t index, PlaneKind kind) {
+    if (index >= scene_.planes.size())
+        throw std::out_of_range("setPlaneKind: plane " + std::to_string(index) + " of " +
+                                std::to_string(scene_.planes.size()));
+    scene_.planes[index].kind = kind;
+}
+
+void Solver::setEmitterSpeed(std::size_t index, float speed) {
+    if (index >= scene_.emitters.size())
+        throw std::out_of_range("setEmitterSpeed: emitter " + std::to_string(index) + " of " +
+                                std::to_string(scene_.emitters.size()));
+    if (!(speed >= 0.f)) throw std::invalid_argument("setEmitterSpeed: speed must be >= 0");
+    scene_.emitters[index].speed = speed;
+}
+
 void Solver::setParticles(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities) {
     if (positions.size() != velocities.size())
         throw std::invalid_argument("setParticles: " + std::to_string(positions.size()) + " positions but " +

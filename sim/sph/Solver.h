@@ -82,6 +82,17 @@ public:
     void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr);
     const TriangleMesh* wallMesh() const;
 
+    /// Opens or closes plane `index` of the scene from the next sub-step on, e.g. a
+    /// heart valve that is one-way while open and PlaneKind::Closed while shut. Both
+    /// backends read the planes at every step (the CUDA backend re-uploads them when
+    /// they change), so this costs nothing until it is called. Throws
+    /// std::out_of_range for a bad index.
+    void setPlaneKind(std::size_t index, PlaneKind kind);
+    /// Changes emitter `index`'s speed (m/s, >= 0) from the next sub-step on: new layers
+    /// come every spacing / speed seconds and leave at that speed; 0 pauses it. Throws
+    /// std::out_of_range for a bad index, std::invalid_argument for a negative speed.
+    void setEmitterSpeed(std::size_t index, float speed);
+
     /// Replaces all particles (e.g. to restore a snapshot); the rest density stays.
     void setParticles(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities);
 

@@ -188,16 +188,65 @@ TEST(HeartSimulation, TheWallFieldIsASignedDistanceThroughoutTheBeat) {
     EXPECT_EQ(broken, 0);
 }
 
+TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
+    // The aortic valve is open while the LV empties and closed while it fills; the
+    // mitral valve the reverse; both closed in the isovolumic hold at end systole
+    // (0.30 - 0.40 of the phantom's cycle). The timing comes from the wall's motion; it
+    // must agree with the phantom's analytic volume curve wherever that curve clearly
+    // rises or falls (the 10 phase meshes sample it coarsely, so its edges move).
+    const PhantomHeart& h = coarseHeart();
+    HeartSimulationSettings settings;
+    settings.particleSpacingMm = 3.0;
+    settings.relaxationSteps = 0;
+    const HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    const auto analyticRate = [&](double t) { // ml per cycle fraction
+        return (h.phantom.lvVolumeMl(t + 1e-3) - h.phantom.lvVolumeMl(t - 1e-3)) / 2e-3;
+    };
+    double peak = 0.0;
+    for (int n = 0; n < 400; ++n) peak = std::max(peak, std::fabs(analyticRate(n / 400.0)));
+    int emptying = 0, filling = 0;
+    for (int n = 0; n < 200; ++n) {
+        const double t = (n + 0.5) / 200.0;
+        const double r = analyticRate(t);
+        const HeartSimulation::Valves v = sim.valvesAt(t);
+        if (r < -0.3 * peak) {
+            ++emptying;
+            EXPECT_TRUE(v.aorticOpen) << "phase " << t << ": the LV empties";
+            EXPECT_FALSE(v.mitralOpen) << "phase " << t << ": the LV empties";
+            EXPECT_LT(sim.ventricleVolumeRateMlPerS(t), 0.0) << "phase " << t;
+        } else if (r > 0.3 * peak) {
+            ++filling;
+            EXPECT_TRUE(v.mitralOpen) << "phase " << t << ": the LV fills";
+            EXPECT_FALSE(v.aorticOpen) << "phase " << t << ": the LV fills";
+            EXPECT_GT(sim.ventricleVolumeRateMlPerS(t), 0.0) << "phase " << t;
+        }
+    }
+    EXPECT_GT(emptying, 10);
+    EXPECT_GT(filling, 10);
+    for (double t : {0.33, 0.35, 0.37}) {
+        const HeartSimulation::Valves v = sim.valvesAt(t);
+        EXPECT_FALSE(v.mitralOpen || v.aorticOpen) << "phase " << t << ": isovolumic";
+    }
+    // The rate is the wall's: its falling stretch ejects about the stroke volume.
+    double ejected = 0.0;
+    for (int n = 0; n < 1000; ++n) {
+        const double r = sim.ventricleVolumeRateMlPerS((n + 0.5) / 1000.0) * h.phantom.cycleSeconds() / 1000.0;
+        if (r < 0.0) ejected -= r;
+    }
+    const double stroke = h.phantom.lvVolumeMl(0.0) - h.phantom.lvVolumeMl(0.35);
+    EXPECT_NEAR(ejected, stroke, 0.15 * stroke);
+}
+
 TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
-    // A coarse version of the demo scene: seeded fill, one-way valves, outlet beyond the
-    // aorta, one full beat. Ejection (phases 0.05 - 0.30) used to blow it up.
+    // A coarse version of the demo scene: seeded fill, valves timed by the ventricle's
+    // volume, inflow following the pool, outlet beyond the aorta, one full beat. Ejection (phases 0.05 - 0.30) used to blow it up.
     const PhantomHeart& h = coarseHeart();
     HeartSimulationSettings settings;
     settings.particleSpacingMm = 3.0;
     HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
     const sph::Solver& solver = sim.solver();
     const std::size_t initial = solver.particleCount();
-    std::uint64_t outAtSystoleStart = 0, outAtSystoleEnd = 0;
+    std::uint64_t outAtSystoleStart = 0, outAtSystoleEnd = 0, outAtDiastoleStart = 0, outAtDiastoleEnd = 0;
     double maxSpeed = 0.0;
     int steps = 0;
     ASSERT_NO_THROW({
@@ -205,6 +254,8 @@ TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
             sim.step();
             if (sim.beats() < 0.05) outAtSystoleStart = solver.accounting().removedByOutlets;
             if (sim.beats() < 0.35) outAtSystoleEnd = solver.accounting().removedByOutlets;
+            if (sim.beats() < 0.50) outAtDiastoleStart = solver.accounting().removedByOutlets;
+            if (sim.beats() < 0.95) outAtDiastoleEnd = solver.accounting().removedByOutlets;
             if (++steps % 20 == 0) maxSpeed = std::max(maxSpeed, double(solver.stats().maxSpeed));
         }
     });
@@ -218,4 +269,10 @@ TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
     EXPECT_LT(maxSpeed, 10.0) << "m/s";
     EXPECT_LT(solver.particleCount(), initial * 3 / 2) << "bounded particle count";
     EXPECT_GT(solver.particleCount(), initial / 2);
+    // The closed aortic valve keeps the diastolic inflow from running straight out
+    // through the aorta (both valves used to stay one-way, open, all beat long). Not
+    // yet asserted: that the ventricle ends the beat full - it still ends diastole at
+    // ~0.8 rho0 mean here (docs/PERFORMANCE.md, "Known gaps").
+    EXPECT_LT(double(outAtDiastoleEnd - outAtDiastoleStart) * mlPerParticle, 5.0)
+        << "ml through the outlet while the ventricle fills";
 }
