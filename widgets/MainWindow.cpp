@@ -150,7 +150,7 @@ void MainWindow::buildActions() {
                          "Record the view to an MP4 video; again to stop and save", true);
     connect(record_, &QAction::toggled, this, &MainWindow::toggleRecording);
     solverPanel_ = makeAction(this, "Parameters...", QKeySequence(Qt::CTRL | Qt::Key_P),
-                              "Particle budget, heart rate, viscosity, speed of sound, inflow");
+                              "Particle budget, heart rate, viscosity, speed of sound");
     connect(solverPanel_, &QAction::triggered, this, &MainWindow::openSolverPanel);
     loadVolumes_ = makeAction(this, "Volume series...", QKeySequence(Qt::CTRL | Qt::Key_O),
                               "Load a 4D scan: a folder of volumes (.vti, .nrrd, .mha) or DICOM series, one per phase");
@@ -388,7 +388,6 @@ void MainWindow::restartSimulation(const SimulationChoices& c) {
     rs.simulation.particleSpacingMm = std::cbrt(poolMl_ * 1000.0 / double(c.particleBudget));
     rs.simulation.viscosity = c.viscosityMilliPaS * 1e-3;
     rs.simulation.soundSpeed = c.soundSpeed;
-    rs.simulation.inflowMlPerSecond = c.inflowMlPerSecond;
     rs.simulation.backend = c.cuda && sph::cudaBackendAvailable() ? sph::BackendKind::Cuda : sph::BackendKind::Cpu;
     view_->setRunner(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
 }

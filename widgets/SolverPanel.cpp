@@ -39,8 +39,6 @@ SolverPanel::SolverPanel(const SimulationChoices& c, QWidget* parent) : QDialog(
     soundSpeed_ = spin(this, 5.0, 60.0, c.soundSpeed, 1, " m/s",
                        "Numerical speed of sound: about 10x the fastest flow; higher is stiffer and slower");
     form->addRow("Speed of sound", soundSpeed_);
-    inflow_ = spin(this, 0.0, 400.0, c.inflowMlPerSecond, 0, " ml/s", "Inflow from the atrium during the beat");
-    form->addRow("Atrial inflow", inflow_);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText("Apply and restart");
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
@@ -54,7 +52,6 @@ SimulationChoices SolverPanel::choices() const {
     c.heartRateBpm = rate_->value();
     c.viscosityMilliPaS = viscosity_->value();
     c.soundSpeed = soundSpeed_->value();
-    c.inflowMlPerSecond = inflow_->value();
     c.cuda = cuda_;
     return c;
 }

@@ -1,7 +1,8 @@
 #pragma once
 // The panel of simulation parameters a lecturer may change: particle budget, heart
-// rate, blood viscosity, speed of sound, atrial inflow. Each field has limits that keep
-// the simulation stable and affordable; applying restarts the blood with them.
+// rate, blood viscosity, speed of sound. Each field has limits that keep the
+// simulation stable and affordable; applying restarts the blood with them. (Inflow
+// is not a choice: the atrium refills as the heart's volume changes.)
 
 #include "widgets/SimulationRunner.h"
 
@@ -18,7 +19,6 @@ struct SimulationChoices {
     double heartRateBpm = 75;       ///< playback rate of the heart's cycle
     double viscosityMilliPaS = 3.5; ///< blood ~3.5 mPa s
     double soundSpeed = 10.0;       ///< m/s (weak compressibility)
-    double inflowMlPerSecond = 90;  ///< atrial inflow during the beat
     bool cuda = false;              ///< GPU backend (only when one is present)
 
     static constexpr int kMinParticles = 1000, kMaxParticles = 2000000;
@@ -32,7 +32,7 @@ public:
 
 private:
     QSpinBox* particles_;
-    QDoubleSpinBox *rate_, *viscosity_, *soundSpeed_, *inflow_;
+    QDoubleSpinBox *rate_, *viscosity_, *soundSpeed_;
     bool cuda_;
 };
 
