@@ -4,6 +4,8 @@
 #include <cmath>
 #include <exception>
 
+#include <tbb/global_control.h>
+
 namespace atrium::widgets {
 
 SimulationRunner::SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
@@ -40,6 +42,9 @@ void SimulationRunner::stepOnce() {
 
 void SimulationRunner::run() {
     using Clock = std::chrono::steady_clock;
+    const int threads = settings_.threads > 0 ? settings_.threads
+                                              : std::max(1, int(std::thread::hardware_concurrency()) - 1);
+    const tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
     try {
         publishWall(heart_->phaseMesh(0)); // the heart shows while its blood is prepared
         while (!stop_) {

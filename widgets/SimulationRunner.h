@@ -45,6 +45,9 @@ struct RunnerSettings {
     double publishIntervalMs = 30;
     /// On a blow-up, start the blood again (counted in restarts()) instead of stopping.
     bool restartAfterBlowUp = true;
+    /// CPU threads the simulation may use; 0 = all but one (at least one), so that
+    /// drawing - on Mesa's software rasteriser, drawing is CPU work too - keeps a core.
+    int threads = 0;
 };
 
 class SimulationRunner {
