@@ -172,6 +172,92 @@ struct WallFieldView {
         return r;
     }
 
+    /// Inside (-1) or outside (+1) for a point p of thin cell `cell` at distance d from
+    /// the mesh, taken from the cell's corner nodes, whose signs come from crossing
+    /// parity (the build's step 2), not from the pseudo-normal of the closest feature:
+    /// a moving wall turns slivers over, and a turned sliver (or an edge or vertex
+    /// next to one) closest to p has a pseudo-normal that points the wrong way - it
+    /// put points several millimetres inside the heart's blood "outside", and the
+    /// collision then threw them a margin past a wall that was not there.
+    ///  1. A corner node n whose ball of radius |phi_n| meets p's ball of radius d
+    ///     (|p - x_n| < d + |phi_n|): both balls are free of the surface, so p has n's
+    ///     sign. This decides every point but those close to the wall.
+    ///  2. Otherwise, the parity of the crossings of segment [p, x_n] with the cell's
+    ///     triangles (every triangle that meets the cell is listed), n the corner
+    ///     farthest from the surface (an end on or next to a face would make the
+    ///     crossing there a matter of rounding). Each crossing is a plane-side and three line-edge
+    ///     orientation tests in double; an edge's test is evaluated in one orientation
+    ///     (lower vertex index first) for both triangles sharing it, with a zero counted
+    ///     on a fixed side, so a segment through a shared edge crosses exactly once.
+    /// Only where every corner lies on the surface is the pseudo-normal's sign kept.
+    ATRIUM_HD float thinCellSign(Vec3 p, std::uint32_t cell, float d, float pseudoNormalSign) const {
+        const std::uint32_t cxn = std::uint32_t(nx - 1), cyn = std::uint32_t(ny - 1);
+        const std::uint32_t i = cell % cxn, j = (cell / cxn) % cyn, k = cell / (cxn * cyn);
+        const std::uint32_t sy = std::uint32_t(nx), sz = std::uint32_t(nx) * std::uint32_t(ny);
+        const std::uint32_t n0 = i + sy * j + sz * k;
+        int farthest = -1;
+        float farthestPhi = 0.f;
+        Vec3 farthestX;
+        for (int c = 0; c < 8; ++c) {
+            const std::uint32_t di = std::uint32_t(c & 1), dj = std::uint32_t((c >> 1) & 1), dk = std::uint32_t(c >> 2);
+            const float phiN = phi[n0 + di + sy * dj + sz * dk];
+            if (phiN == 0.f) continue;
+            const Vec3 x = origin + Vec3{float(i + di), float(j + dj), float(k + dk)} * cellSize;
+            const float dist = length(p - x);
+            // Float margin: distances are exact to ~1e-6 of a cell.
+            if (dist < d + fabsf(phiN) - 1e-4f * cellSize) return phiN < 0.f ? -1.f : 1.f;
+            if (fabsf(phiN) > farthestPhi) {
+                farthestPhi = fabsf(phiN);
+                farthest = c;
+                farthestX = x;
+            }
+        }
+        if (farthest < 0) return pseudoNormalSign;
+        const std::uint32_t c = std::uint32_t(farthest);
+        const float phiN = phi[n0 + (c & 1u) + sy * ((c >> 1) & 1u) + sz * (c >> 2)];
+        bool odd = false;
+        const std::uint32_t begin = cellTriangleStart[cell], end = cellTriangleStart[cell + 1];
+        for (std::uint32_t e = begin; e < end; ++e)
+            odd ^= segmentCrossesTriangle(p, farthestX, cellTriangles[e]);
+        return (phiN < 0.f) != odd ? -1.f : 1.f;
+    }
+
+    /// Whether segment [p, q] crosses triangle t (see thinCellSign()).
+    ATRIUM_HD bool segmentCrossesTriangle(Vec3 p, Vec3 q, std::uint32_t t) const {
+        const std::uint32_t v[3] = {triangles[3 * t], triangles[3 * t + 1], triangles[3 * t + 2]};
+        const double px = p.x, py = p.y, pz = p.z;
+        const double qx = q.x - px, qy = q.y - py, qz = q.z - pz;
+        double rel[3][3];
+        for (int m = 0; m < 3; ++m) {
+            const Vec3 x = vertices[v[m]];
+            rel[m][0] = double(x.x) - px, rel[m][1] = double(x.y) - py, rel[m][2] = double(x.z) - pz;
+        }
+        // p and q on opposite sides of the triangle's plane (orientation of the triangle
+        // seen from p, and from q: det(a - q, b - q, c - q)).
+        const auto det3 = [](const double* a, const double* b, const double* c) {
+            return a[0] * (b[1] * c[2] - b[2] * c[1]) - a[1] * (b[0] * c[2] - b[2] * c[0]) +
+                   a[2] * (b[0] * c[1] - b[1] * c[0]);
+        };
+        double fromQ[3][3];
+        for (int m = 0; m < 3; ++m)
+            fromQ[m][0] = rel[m][0] - qx, fromQ[m][1] = rel[m][1] - qy, fromQ[m][2] = rel[m][2] - qz;
+        const double sp = det3(rel[0], rel[1], rel[2]), sq = det3(fromQ[0], fromQ[1], fromQ[2]);
+        if ((sp > 0.0) == (sq > 0.0)) return false;
+        // The line pq passes through the triangle: the three edges see it on one side.
+        const double dq[3] = {qx, qy, qz};
+        int side = 0;
+        for (int e = 0; e < 3; ++e) {
+            const int a = e, b = (e + 1) % 3;
+            const bool forward = v[a] < v[b];
+            const double s = forward ? det3(rel[a], rel[b], dq) : det3(rel[b], rel[a], dq);
+            const int canonical = s >= 0.0 ? 1 : -1;
+            const int here = forward ? canonical : -canonical;
+            if (e == 0) side = here;
+            else if (here != side) return false;
+        }
+        return true;
+    }
+
     /// Exact query over the triangle list of thin cell `cell` (the triangles that can
     /// hold the closest point of any point of the cell). Ties go to the lower index.
     ATRIUM_HD float sampleExact(Vec3 p, std::uint32_t cell, Vec3& outwardNormal, Vec3& velocity) const {
@@ -186,11 +272,12 @@ struct WallFieldView {
         }
         const WallClosest c = closestOnTriangle(p, best);
         velocity = c.velocity;
+        const float sign = thinCellSign(p, cell, c.distance, c.sign);
         // Outward: away from the surface outside, towards it inside. On the surface the
         // direction is undefined, so the pseudo-normal (already outward, unit) is used.
         const float tiny = 1e-6f * cellSize;
-        outwardNormal = c.distance > tiny ? (p - c.point) * (c.sign / c.distance) : c.pseudoNormal;
-        const float phiExact = c.sign * c.distance;
+        outwardNormal = c.distance > tiny ? (p - c.point) * (sign / c.distance) : c.pseudoNormal;
+        const float phiExact = sign * c.distance;
         return phiExact > band ? band : (phiExact < -band ? -band : phiExact);
     }
 
@@ -278,9 +365,10 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 ///
 /// Sources: collision with margin, Poyart 2016 section 3.5.2.2 (the closest-point query
 /// that VTK's cell locator answered there is precomputed here); signs of the nodes from
-/// crossing parity along grid lines (scan conversion), those of exact thin-cell queries
-/// from the angle-weighted pseudo-normals of Bærentzen & Aanæs 2005 ("Signed distance
-/// computation using the angle weighted pseudonormal", IEEE TVCG 11(3)); a grid SDF
+/// crossing parity along grid lines (scan conversion), and from them those of exact
+/// thin-cell queries (the angle-weighted pseudo-normals of Bærentzen & Aanæs 2005,
+/// "Signed distance computation using the angle weighted pseudonormal", IEEE TVCG
+/// 11(3), remain the contact direction on the surface only); a grid SDF
 /// sampled with its gradient as contact normal, as in Jia 2017 (4.2, 4.4, after
 /// Macklin et al. 2014).
 ///
@@ -309,8 +397,8 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 ///     For a closed mesh this is inside/outside exactly, pockets and nested shells
 ///     included, and it stays right where the wall folds slightly - slivers a moving
 ///     wall turns over - where the pseudo-normal of the closest feature cancels or
-///     points the wrong way. The queries of thin cells (3.) still
-///     use those pseudo-normals.
+///     points the wrong way. The queries of thin cells (3.) take their signs from
+///     these node signs too (WallFieldView::thinCellSign()), not from pseudo-normals.
 ///  3. Thin cells: a cell is thin when two of its 8 corner nodes lie in the band and the
 ///     face normals of their closest triangles satisfy n_a . n_b < thinNormalDot (default
 ///     0: the corners see walls facing more than 90 degrees apart, e.g. both sides of a

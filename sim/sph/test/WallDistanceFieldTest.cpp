@@ -615,12 +615,10 @@ TEST(WallDistanceField, EveryNodeMatchesTheBruteForceMinimum) {
     expectNodesMatchBruteForce(box, &boxVel, cells(0.0035f));
 }
 
-TEST(WallDistanceField, TurnedOverSliversKeepTheSignsRight) {
-    // A moving wall turns slivers over: here the triangles (a, b, c) of a sphere are
-    // split at a point just across their edge ab, so (a, b, m) is turned over and
-    // (b, c, m), (c, a, m) overlap the neighbour - a small fold. The normals around m
-    // and ab cancel or point the wrong way; the inside must still be right at every
-    // node of the grid (crossing parity, not the closest feature's pseudo-normal).
+/// A sphere whose triangles (a, b, c), one in 37, are split at a point just across
+/// their edge ab, so (a, b, m) is turned over and (b, c, m), (c, a, m) overlap the
+/// neighbour: the small folds a moving wall makes.
+TriangleMesh sphereWithTurnedOverSlivers() {
     TriangleMesh m = TriangleMesh::icosphere({}, 0.05f, 3);
     const std::size_t original = m.triangles.size();
     for (std::size_t t = 0; t < original; t += 37) {
@@ -633,6 +631,14 @@ TEST(WallDistanceField, TurnedOverSliversKeepTheSignsRight) {
         m.triangles.push_back({b, c, k});
         m.triangles.push_back({c, a, k});
     }
+    return m;
+}
+
+TEST(WallDistanceField, TurnedOverSliversKeepTheSignsRight) {
+    // Around the folds the normals cancel or point the wrong way; the inside must still
+    // be right at every node of the grid (crossing parity, not the closest feature's
+    // pseudo-normal).
+    const TriangleMesh m = sphereWithTurnedOverSlivers();
     WallDistanceField field;
     field.build(m, nullptr, cells(0.005f));
     const WallFieldView v = field.view();
@@ -647,6 +653,37 @@ TEST(WallDistanceField, TurnedOverSliversKeepTheSignsRight) {
                 ++checked;
             }
     EXPECT_GT(checked, 10000);
+}
+
+TEST(WallDistanceField, TurnedOverSliversKeepTheSignsRightInThinCells) {
+    // The same folds as above, queried between the nodes: a turned-over sliver makes
+    // the cells around it "thin" (their corners see faces more than 90 degrees apart),
+    // and there the exact query took its sign from the closest feature's pseudo-normal,
+    // which points the wrong way - points of the blood up to 6 mm from the wall of the
+    // adult phantom came out "outside" and were thrown a margin further in. The sign
+    // of every point of a thin cell must be the winding number's.
+    const TriangleMesh m = sphereWithTurnedOverSlivers();
+    WallDistanceField field;
+    field.build(m, nullptr, cells(0.005f));
+    ASSERT_GT(field.thinCellCount(), 0u);
+    const WallFieldView v = field.view();
+    std::mt19937 rng(11);
+    std::uniform_real_distribution<float> u(0.f, 1.f);
+    int checked = 0;
+    for (std::uint32_t cell = 0; cell < v.cellCount; ++cell) {
+        if (v.cellTriangleStart[cell + 1] == v.cellTriangleStart[cell]) continue;
+        const std::uint32_t cx = std::uint32_t(v.nx - 1), cy = std::uint32_t(v.ny - 1);
+        const Vec3 corner = v.origin + Vec3{float(cell % cx), float((cell / cx) % cy), float(cell / (cx * cy))} * v.cellSize;
+        for (int n = 0; n < 8; ++n) {
+            const Vec3 p = corner + Vec3{u(rng), u(rng), u(rng)} * v.cellSize;
+            if (bruteDistance(m, p) < 1e-5) continue; // on the surface or in the fold
+            Vec3 normal, wall;
+            const float phi = v.sample(p, normal, wall);
+            ASSERT_EQ(phi < 0.f, insideByWinding(m, p)) << "cell " << cell << " phi " << phi;
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 1000);
 }
 
 TEST(WallDistanceField, BuildIsIndependentOfTheThreadCount) {
