@@ -34,10 +34,7 @@ BloodSpheres::BloodSpheres()
 
 void BloodSpheres::update(const BloodSnapshot& snapshot, ColorQuantity quantity, ColorRange range) {
     const std::size_t n = snapshot.particles();
-    const std::vector<float>* values = quantity == ColorQuantity::Speed          ? &snapshot.speed
-                                       : quantity == ColorQuantity::DensityError ? &snapshot.densityError
-                                       : quantity == ColorQuantity::Pressure     ? &snapshot.pressure
-                                                                                 : nullptr;
+    const std::vector<float>* values = snapshot.values(quantity);
     positions_->resize(n);
     colors_->resize(n);
     for (std::size_t i = 0; i < n; ++i) {

@@ -122,9 +122,7 @@ void SceneView::goHome() {
 
 void SceneView::setColorQuantity(ColorQuantity quantity) {
     quantity_ = quantity;
-    if (shown_) range_ = robustRange(quantity, quantity == ColorQuantity::Speed          ? shown_->speed
-                                               : quantity == ColorQuantity::DensityError ? shown_->densityError
-                                                                                         : shown_->pressure);
+    if (shown_ && shown_->values(quantity)) range_ = robustRange(quantity, *shown_->values(quantity));
     legend_->setMap(quantity_, range_);
     updateBloodVisibility();
     if (shown_) blood_->update(*shown_, quantity_, range_);
@@ -299,11 +297,8 @@ void SceneView::takeSnapshot() {
     if (!shown_) snapshotClock_.start();
     shown_ = std::move(snap);
     wall_->update(*shown_);
-    if (quantity_ != ColorQuantity::Blood) {
-        const auto& values = quantity_ == ColorQuantity::Speed          ? shown_->speed
-                             : quantity_ == ColorQuantity::DensityError ? shown_->densityError
-                                                                        : shown_->pressure;
-        range_ = smoothRange(range_, robustRange(quantity_, values), dt);
+    if (const std::vector<float>* values = shown_->values(quantity_)) {
+        range_ = smoothRange(range_, robustRange(quantity_, *values), dt);
         legend_->setMap(quantity_, range_);
     }
     blood_->update(*shown_, quantity_, range_);

@@ -6,6 +6,7 @@
 // pointer copy, so the renderer keeps drawing its snapshot while the next one fills.
 
 #include "sim/heart/HeartSimulation.h"
+#include "widgets/ColorMap.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -37,6 +38,16 @@ struct BloodSnapshot {
     bool filling = false;            ///< before the beat starts
     std::string backend;
     std::size_t particles() const { return positionMm.size() / 3; }
+    /// The per-particle values that colour the blood by `q`; null for plain blood.
+    const std::vector<float>* values(ColorQuantity q) const {
+        switch (q) {
+        case ColorQuantity::Speed: return &speed;
+        case ColorQuantity::DensityError: return &densityError;
+        case ColorQuantity::Pressure: return &pressure;
+        case ColorQuantity::Blood: break;
+        }
+        return nullptr;
+    }
 };
 
 struct RunnerSettings {
