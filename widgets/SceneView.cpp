@@ -272,7 +272,8 @@ void SceneView::advanceFrame() {
         fpsFrames_ = 0;
         QString status;
         if (!runner_) status = "no heart loaded";
-        else if (runner_->state() == SimulationRunner::State::Preparing) status = "preparing the blood...";
+        else if (runner_->state() == SimulationRunner::State::Preparing)
+            status = QString("preparing the blood: %1 %").arg(int(100 * runner_->preparation()));
         else if (runner_->state() == SimulationRunner::State::Failed) status = "stopped: " + QString::fromStdString(runner_->failure()).left(120);
         else if (runner_->paused()) status = "paused";
         else if (shown_ && shown_->filling) status = "filling the heart";

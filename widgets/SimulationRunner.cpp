@@ -49,7 +49,11 @@ void SimulationRunner::run() {
         publishWall(heart_->phaseMesh(0)); // the heart shows while its blood is prepared
         while (!stop_) {
             try {
-                heart::HeartSimulation sim(*heart_, settings_.cycleSeconds, anatomy_, settings_.simulation);
+                heart::HeartSimulation sim(*heart_, settings_.cycleSeconds, anatomy_, settings_.simulation,
+                                           [this](double fraction) {
+                                               preparation_ = fraction;
+                                               return !stop_;
+                                           });
                 state_ = paused_ ? State::Paused : State::Running;
                 publish(sim, 0.0);
 
@@ -87,8 +91,11 @@ void SimulationRunner::run() {
                 ++restarts_;
                 lastBlowUp_ = e.what();
                 state_ = State::Preparing;
+                preparation_ = 0.0;
             }
         }
+    } catch (const heart::PreparationCancelled&) {
+        // Stopped while the blood settled: nothing to report.
     } catch (const std::exception& e) {
         {
             std::lock_guard lock(mutex_);

@@ -66,7 +66,7 @@ public:
     enum class State { Preparing, Running, Paused, Failed };
 
     /// Starts the thread, which builds the blood (seeding and relaxation take a few
-    /// seconds) and then runs. `heart` is shared so that the runner may outlive the
+    /// seconds, abandoned at once when the runner is destroyed) and then runs. `heart` is shared so that the runner may outlive the
     /// caller's handle.
     SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
                      RunnerSettings settings, bool startPaused = false);
@@ -85,6 +85,8 @@ public:
     void stepOnce();
 
     State state() const { return state_.load(); }
+    /// While Preparing: the fraction of the blood's relaxation done (0..1).
+    double preparation() const { return preparation_.load(); }
     /// Why the simulation stopped (a construction error, or a blow-up when restarts are
     /// off); empty otherwise.
     std::string failure() const;
@@ -113,6 +115,7 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<int> pendingSteps_{0};
     std::atomic<State> state_{State::Preparing};
+    std::atomic<double> preparation_{0.0};
     std::uint64_t wallTopology_ = 0;
     std::vector<std::uint32_t> lastWallTriangles_;
     std::jthread thread_;

@@ -55,7 +55,7 @@ HeartAnatomy HeartAnatomy::fromPhantom(const HeartPhantom& phantom) {
 }
 
 HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSeconds, HeartAnatomy anatomy,
-                                 HeartSimulationSettings settings)
+                                 HeartSimulationSettings settings, const std::function<bool(double)>& preparing)
     : heart_(heart), cycleSeconds_(cycleSeconds), anatomy_(std::move(anatomy)), settings_(settings) {
     if (!(cycleSeconds_ > 0.0)) throw std::invalid_argument("heart: cycleSeconds must be > 0");
     if (!(settings_.particleSpacingMm > 0.0)) throw std::invalid_argument("heart: particleSpacingMm must be > 0");
@@ -197,7 +197,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     solver_ = std::make_unique<sph::Solver>(std::move(scene), settings_.backend, wallM_, &velocityM_);
     // A lattice cut by curved walls starts a few per cent off its rest density; let
     // it settle (about ten sound crossings of the heart) before anything moves.
-    if (settings_.fill == HeartSimulationSettings::Fill::Seeded) solver_->relax(settings_.relaxationSteps);
+    if (settings_.fill == HeartSimulationSettings::Fill::Seeded && !solver_->relax(settings_.relaxationSteps, preparing))
+        throw PreparationCancelled();
     filling_ = fillEnd > 0.0;
     beatStart_ = fillEnd;
 }

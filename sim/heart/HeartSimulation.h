@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -74,11 +75,20 @@ struct HeartSimulationSettings {
     sph::BackendKind backend = sph::BackendKind::Cpu;
 };
 
+/// Thrown by the HeartSimulation constructor when its caller abandoned the preparation.
+class PreparationCancelled : public std::runtime_error {
+public:
+    PreparationCancelled() : std::runtime_error("heart: the blood's preparation was cancelled") {}
+};
+
 class HeartSimulation {
 public:
     /// `heart` must outlive the simulation. Throws std::invalid_argument on bad settings.
+    /// `preparing`, if given, gets the fraction of the blood's preparation (relaxation)
+    /// done; returning false abandons it and the constructor throws
+    /// PreparationCancelled (e.g. the window closed while the blood settled).
     HeartSimulation(const MovingHeartMesh& heart, double cycleSeconds, HeartAnatomy anatomy,
-                    HeartSimulationSettings settings);
+                    HeartSimulationSettings settings, const std::function<bool(double fraction)>& preparing = {});
 
     /// One solver sub-step; the wall moves to the next sub-frame when one is due.
     void step();

@@ -233,18 +233,24 @@ void Solver::advanceFrame() {
     for (int s = 0; s < p.substepsPerFrame; ++s) step(dtFrame);
 }
 
-void Solver::relax(int steps) {
+bool Solver::relax(int steps, const std::function<bool(double)>& progress) {
     const double time = time_;
     const std::uint64_t count = steps_;
     HostParticles h;
+    bool finished = true;
     for (int i = 0; i < steps; ++i) {
         step();
         backend_->download(FieldPosition, h);
         backend_->setParticles(h.position, std::vector<Vec3>(h.position.size()));
         time_ = time;
         lastMaxSpeed_ = 0.f;
+        if (progress && !progress(double(i + 1) / double(steps))) {
+            finished = false;
+            break;
+        }
     }
     steps_ = count;
+    return finished;
 }
 
 void Solver::checkHealth(const StepOutput& out, float dt) const {

@@ -15,6 +15,7 @@
 #include "sim/sph/TriangleMesh.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -75,7 +76,9 @@ public:
     /// every velocity is set to zero, so particles seeded on a lattice against curved
     /// walls settle into their rest spacing before the simulation starts. The clock
     /// and the step count are left where they were.
-    void relax(int steps);
+    /// `progress`, if given, gets the fraction done after each sub-step; returning false
+    /// stops the relaxation there (returns false then, true when all steps ran).
+    bool relax(int steps, const std::function<bool(double fraction)>& progress = {});
 
     /// Replaces the wall mesh (e.g. the next heart sub-frame). Vertex velocities (m/s),
     /// if given, make the wall push the fluid; the wall field is rebuilt.

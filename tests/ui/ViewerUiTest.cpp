@@ -304,6 +304,20 @@ TEST(Viewer, SettingsPersistBetweenRuns) {
     QSettings().clear();
 }
 
+TEST(Viewer, ClosingWhileTheBloodSettlesDoesNotWaitForIt) {
+    auto w = openViewer(20000); // several seconds of relaxation
+    ASSERT_TRUE(waitFor(
+        [&] {
+            auto* r = w->sceneView()->runner();
+            return r && r->state() == widgets::SimulationRunner::State::Preparing && r->preparation() > 0.0;
+        },
+        120));
+    QElapsedTimer t;
+    t.start();
+    w.reset();
+    EXPECT_LT(t.elapsed(), 2000) << "ms to close the window";
+}
+
 TEST(Viewer, StartsInUnderFiveSecondsWithACachedHeart) {
     {
         auto warm = openViewer(); // fills the heart cache if this is the first test to run

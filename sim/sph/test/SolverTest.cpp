@@ -105,6 +105,19 @@ TEST(Solver, RestDensityComesFromTheInitialDistribution) {
     EXPECT_NEAR(interior.restDensity(), bulk, 0.01f * bulk) << "the density of a full neighbourhood";
 }
 
+TEST(Solver, RelaxationReportsProgressAndStopsWhenAsked) {
+    Solver solver(boxScene({0.2f, 0.2f, 0.2f}, {{0.02f, 0.02f, 0.02f}, {0.1f, 0.1f, 0.1f}}));
+    std::vector<double> seen;
+    EXPECT_FALSE(solver.relax(50, [&](double f) {
+        seen.push_back(f);
+        return seen.size() < 3;
+    }));
+    ASSERT_EQ(seen.size(), 3u) << "stops right after the callback says no";
+    EXPECT_DOUBLE_EQ(seen.back(), 3.0 / 50.0);
+    EXPECT_EQ(solver.stepCount(), 0u) << "relaxation leaves the step count alone";
+    EXPECT_TRUE(solver.relax(2, [](double) { return true; }));
+}
+
 TEST(Solver, SceneRestDensityOverridesTheMean) {
     Scene s = boxScene({0.2f, 0.2f, 0.2f}, {{0.02f, 0.02f, 0.02f}, {0.1f, 0.1f, 0.1f}});
     s.parameters.restDensity = 1234.f;
