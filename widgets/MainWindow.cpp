@@ -135,8 +135,8 @@ void MainWindow::buildActions() {
     showHud_ = makeAction(this, "Statistics", Qt::Key_F2, "Show or hide the frame rate and simulation figures", true);
     showHud_->setChecked(true);
     connect(showHud_, &QAction::toggled, view_, &SceneView::setHudVisible);
-    help_action_ = makeAction(this, "Keys and mouse", Qt::Key_F1, "Show the keys and mouse actions");
-    connect(help_action_, &QAction::triggered, this, [this] {
+    helpAction_ = makeAction(this, "Keys and mouse", Qt::Key_F1, "Show the keys and mouse actions");
+    connect(helpAction_, &QAction::triggered, this, [this] {
         help_->setGeometry(view_->rect());
         help_->setVisible(!help_->isVisible());
         if (help_->isVisible()) {
@@ -261,7 +261,7 @@ void MainWindow::buildMenus() {
     view->addAction(showHud_);
 
     QMenu* helpMenu = menuBar()->addMenu("&Help");
-    helpMenu->addAction(help_action_);
+    helpMenu->addAction(helpAction_);
     helpMenu->addAction("About Atrium", this, [this] {
         QMessageBox::about(this, "About Atrium",
                            "Atrium: a beating heart with blood simulated by SPH, for teaching.\n"
@@ -313,7 +313,7 @@ void MainWindow::buildControlBar() {
     bar_->addAction(solverPanel_);
     bar_->addAction(screenshot_);
     bar_->addAction(record_);
-    bar_->addAction(help_action_);
+    bar_->addAction(helpAction_);
 }
 
 void MainWindow::loadHeart(const heart::HeartSource& source) {
@@ -334,7 +334,7 @@ void MainWindow::loadHeart(const heart::HeartSource& source) {
         if (!loaded.error.isEmpty()) {
             statusBar()->showMessage("Could not load the heart: " + loaded.error);
             Q_EMIT loadFailed(loaded.error);
-            if (isVisible() && !QApplication::arguments().contains("--screenshot"))
+            if (isVisible() && !options_.headless)
                 QMessageBox::warning(this, "Atrium", "Could not load the heart:\n" + loaded.error);
             return;
         }

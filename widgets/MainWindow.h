@@ -33,6 +33,7 @@ struct ViewerOptions {
     std::optional<int> particleBudget;
     bool cuda = false;
     bool persistSettings = true;              ///< false: neither read nor write QSettings
+    bool headless = false;                    ///< no dialog that waits for a person (errors go to loadFailed)
     /// View choices that override the saved ones (e.g. from the command line).
     std::optional<narrative::CameraMode> navigation;
     std::optional<ColorQuantity> color;
@@ -92,7 +93,7 @@ private:
     double secondsToHeart_ = 0.0;
     qint64 startMs_ = 0;
 
-    QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *help_action_;
+    QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;
     QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
     std::vector<std::pair<QAction*, QString>> presets_;

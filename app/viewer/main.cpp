@@ -108,6 +108,7 @@ int main(int argc, char** argv) {
     const int measure = parsePositive(parser, "measure-frames", 0, 1, 100000);
     const bool headless = screenshot || measure > 0;
     options.persistSettings = !headless;
+    options.headless = headless;
     const QSize size = parseSize(parser.value("size").isEmpty() ? "1280x720" : parser.value("size"));
     const int afterFrames = parsePositive(parser, "after-frames", 10, 1, 100000);
     const int timeout = parsePositive(parser, "timeout", 300, 1, 86400);

@@ -51,6 +51,7 @@ std::unique_ptr<MainWindow> openViewer(int particles = 3000) {
     options.source = heart::HeartSource::fromPreset("adult");
     options.particleBudget = particles;
     options.persistSettings = false;
+    options.headless = true;
     auto w = std::make_unique<MainWindow>(options);
     w->resize(900, 640);
     w->show();
