@@ -16,9 +16,9 @@
 
 #include <cstdint>
 #include <functional>
-#include <stdexcept>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <vector>
 
 namespace atrium::heart {
