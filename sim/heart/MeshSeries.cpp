@@ -576,54 +576,28 @@ void writeMesh(const sph::TriangleMesh& mesh, const fs::path& file) {
     }
     const std::string name = file.string();
     vtkNew<VtkMessageLog> log;
+    // Every writer takes the mesh and the file name; formats differ in their options.
+    const auto write = [&](auto writer, auto&& configure) {
+        log->watch(writer);
+        writer->SetInputData(poly);
+        writer->SetFileName(name.c_str());
+        configure(writer.Get());
+        return writer->Write();
+    };
+    const auto binary = [](auto* w) { w->SetFileTypeToBinary(); };
     int ok = 0;
     switch (format) {
-    case MeshFormat::VtkLegacy: {
-        vtkNew<vtkPolyDataWriter> writer;
-        log->watch(writer);
-        writer->SetInputData(poly);
-        writer->SetFileName(name.c_str());
-        writer->SetFileTypeToBinary();
-        ok = writer->Write();
+    case MeshFormat::VtkLegacy: ok = write(vtkSmartPointer<vtkPolyDataWriter>::New(), binary); break;
+    case MeshFormat::Vtp:
+        ok = write(vtkSmartPointer<vtkXMLPolyDataWriter>::New(), [](vtkXMLPolyDataWriter* w) {
+            w->SetDataModeToAppended();
+            w->EncodeAppendedDataOff();
+        });
         break;
-    }
-    case MeshFormat::Vtp: {
-        vtkNew<vtkXMLPolyDataWriter> writer;
-        log->watch(writer);
-        writer->SetInputData(poly);
-        writer->SetFileName(name.c_str());
-        writer->SetDataModeToAppended();
-        writer->EncodeAppendedDataOff();
-        ok = writer->Write();
-        break;
-    }
     case MeshFormat::Vtu: throw MeshError(file, ".vtu is read only (write .vtp for a surface mesh)");
-    case MeshFormat::Stl: {
-        vtkNew<vtkSTLWriter> writer;
-        log->watch(writer);
-        writer->SetInputData(poly);
-        writer->SetFileName(name.c_str());
-        writer->SetFileTypeToBinary();
-        ok = writer->Write();
-        break;
-    }
-    case MeshFormat::Obj: {
-        vtkNew<vtkOBJWriter> writer;
-        log->watch(writer);
-        writer->SetInputData(poly);
-        writer->SetFileName(name.c_str());
-        ok = writer->Write();
-        break;
-    }
-    case MeshFormat::Ply: {
-        vtkNew<vtkPLYWriter> writer;
-        log->watch(writer);
-        writer->SetInputData(poly);
-        writer->SetFileName(name.c_str());
-        writer->SetFileTypeToBinary();
-        ok = writer->Write();
-        break;
-    }
+    case MeshFormat::Stl: ok = write(vtkSmartPointer<vtkSTLWriter>::New(), binary); break;
+    case MeshFormat::Obj: ok = write(vtkSmartPointer<vtkOBJWriter>::New(), [](vtkOBJWriter*) {}); break;
+    case MeshFormat::Ply: ok = write(vtkSmartPointer<vtkPLYWriter>::New(), binary); break;
     }
     if (ok != 1 || log->failed())
         throw MeshError(file, "cannot write the " + formatName(format) + " file: " +
