@@ -448,28 +448,31 @@ HeartPhantom::HeartPhantom(PhantomParameters parameters) : params_(parameters) {
     origin_ = {static_cast<float>(originD[0]), static_cast<float>(originD[1]), static_cast<float>(originD[2])};
 }
 
+namespace {
+
+/// The presets besides "adult" (PhantomParameters' defaults): what differs from it.
+struct PhantomPreset {
+    const char* name;
+    double heartRateBpm, endDiastolicVolumeMl, ejectionFraction, wallThicknessMm;
+};
+constexpr const char* kAdult = "adult";
+constexpr PhantomPreset kPresets[] = {
+    {"athlete", 50, 180, 0.6, 11},
+    {"heart-failure", 90, 220, 0.3, 7},
+    {"child", 100, 60, 0.65, 6},
+};
+
+} // namespace
+
 PhantomParameters HeartPhantom::preset(const std::string& name) {
-    PhantomParameters p;
-    if (name == "adult") return p;
-    if (name == "athlete") {
-        p.heartRateBpm = 50;
-        p.endDiastolicVolumeMl = 180;
-        p.ejectionFraction = 0.6;
-        p.wallThicknessMm = 11;
-        return p;
-    }
-    if (name == "heart-failure") {
-        p.heartRateBpm = 90;
-        p.endDiastolicVolumeMl = 220;
-        p.ejectionFraction = 0.3;
-        p.wallThicknessMm = 7;
-        return p;
-    }
-    if (name == "child") {
-        p.heartRateBpm = 100;
-        p.endDiastolicVolumeMl = 60;
-        p.ejectionFraction = 0.65;
-        p.wallThicknessMm = 6;
+    if (name == kAdult) return {};
+    for (const PhantomPreset& k : kPresets) {
+        if (name != k.name) continue;
+        PhantomParameters p;
+        p.heartRateBpm = k.heartRateBpm;
+        p.endDiastolicVolumeMl = k.endDiastolicVolumeMl;
+        p.ejectionFraction = k.ejectionFraction;
+        p.wallThicknessMm = k.wallThicknessMm;
         return p;
     }
     std::string valid;
@@ -477,7 +480,11 @@ PhantomParameters HeartPhantom::preset(const std::string& name) {
     throw std::invalid_argument("unknown phantom preset '" + name + "'; valid presets: " + valid);
 }
 
-std::vector<std::string> HeartPhantom::presetNames() { return {"adult", "athlete", "heart-failure", "child"}; }
+std::vector<std::string> HeartPhantom::presetNames() {
+    std::vector<std::string> names{kAdult};
+    for (const PhantomPreset& k : kPresets) names.emplace_back(k.name);
+    return names;
+}
 
 Volume HeartPhantom::generatePhase(double phase01) const {
     const double t = wrapPhase(phase01);
