@@ -357,8 +357,7 @@ void MainWindow::loadHeart(const heart::HeartSource& source) {
     watcher->setFuture(QtConcurrent::run([source, dialog]() -> LoadedHeart {
         LoadedHeart out;
         try {
-            heart::PipelineSettings settings;
-            settings.interpolation.subframes = 24; // as atrium-sim heart: shares its cache
+            const heart::PipelineSettings settings = heart::PipelineSettings::forBlood();
             out.mesh = std::make_shared<const heart::MovingHeartMesh>(heart::loadHeart(
                 source, settings, &out.report, [dialog](const std::string& stage, double fraction) {
                     QMetaObject::invokeMethod(
@@ -384,8 +383,7 @@ void MainWindow::restartSimulation(const SimulationChoices& c) {
     choices_ = c;
     RunnerSettings rs;
     rs.cycleSeconds = 60.0 / c.heartRateBpm;
-    // The spacing that puts about `particleBudget` particles in the blood pool.
-    rs.simulation.particleSpacingMm = std::cbrt(poolMl_ * 1000.0 / double(c.particleBudget));
+    rs.simulation = heart::HeartSimulationSettings::forParticleBudget(poolMl_, std::size_t(c.particleBudget));
     rs.simulation.viscosity = c.viscosityMilliPaS * 1e-3;
     rs.simulation.soundSpeed = c.soundSpeed;
     rs.simulation.backend = c.cuda && sph::cudaBackendAvailable() ? sph::BackendKind::Cuda : sph::BackendKind::Cpu;

@@ -75,6 +75,20 @@ struct Options {
         if (n < minimum) throw UsageError(key + " must be at least " + std::to_string(minimum));
         return n;
     }
+
+    /// A number > 0 (`what` names its unit in the error, e.g. "seconds").
+    double positive(const std::string& key, double fallback, const std::string& what) const {
+        const auto v = get(key);
+        if (!v) return fallback;
+        double x = 0.0;
+        try {
+            x = std::stod(*v);
+        } catch (const std::exception&) {
+            x = 0.0;
+        }
+        if (!(x > 0.0)) throw UsageError(key + " expects " + what + " > 0, got '" + *v + "'");
+        return x;
+    }
 };
 
 sph::BackendKind backendFrom(const Options& o) {
@@ -144,8 +158,7 @@ struct LoadedHeart {
 /// Runs the heart pipeline (or loads its cached result) for `source`, showing each
 /// stage on a progress line on `err`.
 LoadedHeart loadHeartShowingProgress(const heart::HeartSource& source, std::ostream& err) {
-    heart::PipelineSettings settings;
-    settings.interpolation.subframes = 24; // < 1 mm wall travel per sub-frame on the adult phantom
+    const heart::PipelineSettings settings = heart::PipelineSettings::forBlood();
     heart::PipelineReport report;
     std::string lastStage;
     const bool tty = isatty(STDERR_FILENO) == 1;
@@ -169,8 +182,8 @@ LoadedHeart loadHeartShowingProgress(const heart::HeartSource& source, std::ostr
 /// with that many lattice points. Seeding keeps those at least a margin inside the
 /// wall, so somewhat fewer particles start.
 heart::HeartSimulationSettings bloodSettings(const LoadedHeart& h, std::size_t particles, sph::BackendKind backend) {
-    heart::HeartSimulationSettings settings;
-    settings.particleSpacingMm = std::cbrt(h.report.bloodPoolVolumeMl.front() * 1000.0 / double(particles));
+    heart::HeartSimulationSettings settings =
+        heart::HeartSimulationSettings::forParticleBudget(h.report.bloodPoolVolumeMl.front(), particles);
     settings.backend = backend;
     return settings;
 }
@@ -357,24 +370,8 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const int sources = int(o.get("--phantom").has_value()) + int(o.get("--volumes").has_value()) +
                             int(o.get("--meshes").has_value());
         if (sources > 1) throw UsageError("give one of --phantom, --volumes, --meshes");
-        double cycle = 0.8;
-        if (const auto c = o.get("--cycle")) {
-            try {
-                cycle = std::stod(*c);
-            } catch (const std::exception&) {
-                cycle = 0.0;
-            }
-            if (!(cycle > 0.0)) throw UsageError("--cycle expects seconds > 0, got '" + *c + "'");
-        }
-        double beats = 1.0;
-        if (const auto b = o.get("--beats")) {
-            try {
-                beats = std::stod(*b);
-            } catch (const std::exception&) {
-                beats = 0.0;
-            }
-            if (!(beats > 0.0)) throw UsageError("--beats expects a number > 0, got '" + *b + "'");
-        }
+        const double cycle = o.positive("--cycle", 0.8, "seconds");
+        const double beats = o.positive("--beats", 1.0, "a number");
         const auto particles = std::size_t(o.integer("--particles", 15000, 100));
 
         heart::HeartSource source = heart::HeartSource::fromPreset(o.get("--phantom").value_or("adult"));

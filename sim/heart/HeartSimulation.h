@@ -14,6 +14,8 @@
 #include "sim/heart/MeshInterpolation.h"
 #include "sim/sph/Solver.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -73,6 +75,14 @@ struct HeartSimulationSettings {
     /// step; 0 re-poses it at every solver step (smoothest, one field rebuild per step).
     double wallTravelPerUpdate = 0.05;
     sph::BackendKind backend = sph::BackendKind::Cpu;
+
+    /// Default settings with the spacing that puts about `particles` particles into a
+    /// blood pool of `bloodPoolMl` (the pipeline's report of the first phase).
+    static HeartSimulationSettings forParticleBudget(double bloodPoolMl, std::size_t particles) {
+        HeartSimulationSettings s;
+        s.particleSpacingMm = std::cbrt(bloodPoolMl * 1000.0 / double(std::max<std::size_t>(particles, 1)));
+        return s;
+    }
 };
 
 /// Thrown by the HeartSimulation constructor when its caller abandoned the preparation.
