@@ -169,6 +169,10 @@ void SceneView::updateClipPlane() {
     wall_->setClipPlane(true, osg::Vec4(float(n.x), float(n.y), float(n.z), float(-(n.x * p.x + n.y * p.y + n.z * p.z))));
 }
 
+std::pair<int, int> SceneView::pixels(int w, int h) const {
+    return {int(std::lround(w * devicePixelRatioF())), int(std::lround(h * devicePixelRatioF()))};
+}
+
 void SceneView::initializeGL() {
     window_ = new osgViewer::GraphicsWindowEmbedded(0, 0, width(), height());
     viewer_->getCamera()->setGraphicsContext(window_.get());
@@ -177,7 +181,7 @@ void SceneView::initializeGL() {
 }
 
 void SceneView::resizeGL(int w, int h) {
-    const int pw = int(std::lround(w * devicePixelRatioF())), ph = int(std::lround(h * devicePixelRatioF()));
+    const auto [pw, ph] = pixels(w, h);
     if (window_) {
         window_->resized(0, 0, pw, ph);
         window_->getEventQueue()->windowResize(0, 0, pw, ph);
@@ -204,7 +208,7 @@ void SceneView::applyCamera(int w, int h) {
 
 void SceneView::paintGL() {
     const auto t0 = std::chrono::steady_clock::now();
-    const int pw = int(std::lround(width() * devicePixelRatioF())), ph = int(std::lround(height() * devicePixelRatioF()));
+    const auto [pw, ph] = pixels(width(), height());
     window_->setDefaultFboId(defaultFramebufferObject());
     applyCamera(pw, ph);
     viewer_->frame();
@@ -217,7 +221,7 @@ void SceneView::paintGL() {
 }
 
 void SceneView::startRecording(const std::string& path) {
-    const int pw = int(std::lround(width() * devicePixelRatioF())), ph = int(std::lround(height() * devicePixelRatioF()));
+    const auto [pw, ph] = pixels(width(), height());
     recorder_ = std::make_unique<VideoRecorder>(path, pw, ph, 30);
     recordClock_.start();
 }

@@ -21,6 +21,7 @@
 #include <deque>
 #include <memory>
 #include <optional>
+#include <utility>
 
 namespace osg {
 class Group;
@@ -128,6 +129,8 @@ private:
     void updateCursor();
     void updateClipPlane();
     void captureVideoFrame(int pixelWidth, int pixelHeight);
+    /// Device pixels of a size in widget units (high-DPI screens).
+    std::pair<int, int> pixels(int w, int h) const;
     void updateBloodVisibility();
 
     std::shared_ptr<SimulationRunner> runner_;
