@@ -7,6 +7,7 @@
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
+#include "sim/heart/test/HeartTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -39,27 +40,7 @@ using heart::MovingHeartMesh;
 using heart::PipelineReport;
 using heart::PipelineSettings;
 
-class TempDir {
-public:
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() / ("atrium_pipeline_" + std::string(info->test_suite_name()) + "_" +
-                                             info->name() + "_" + std::to_string(std::random_device{}()));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
+using atrium::heart::test::TempDir;
 
 /// The adult preset, coarse: 2 mm voxels and 6 phases (t = 0, 1/6, ..., 5/6; end
 /// systole's plateau 0.30-0.40 holds phase 2 at t = 1/3).

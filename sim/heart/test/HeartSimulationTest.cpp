@@ -41,6 +41,16 @@ const PhantomHeart& coarseHeart() {
     return heart;
 }
 
+/// The blood scene in coarseHeart() with particles `spacingMm` apart; without `relax`,
+/// no relaxation of the seeded fill (for what needs only the wall and the valves).
+HeartSimulation coarseSimulation(double spacingMm, bool relax = true) {
+    const PhantomHeart& h = coarseHeart();
+    HeartSimulationSettings settings;
+    settings.particleSpacingMm = spacingMm;
+    if (!relax) settings.relaxationSteps = 0;
+    return HeartSimulation(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+}
+
 } // namespace
 
 TEST(HeartSimulation, VentricleVolumeOfTheMeshesFollowsThePhantom) {
@@ -63,9 +73,7 @@ TEST(HeartSimulation, SubframesMoveTheWallLessThanHalfASpacing) {
 
 TEST(HeartSimulation, SeededBloodRelaxesInsideTheWall) {
     const PhantomHeart& h = coarseHeart();
-    HeartSimulationSettings settings;
-    settings.particleSpacingMm = 2.5;
-    HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    HeartSimulation sim = coarseSimulation(2.5);
     const sph::Solver& solver = sim.solver();
     EXPECT_GT(solver.particleCount(), 5000u);
     EXPECT_EQ(solver.time(), 0.0) << "relaxation leaves the clock alone";
@@ -107,10 +115,7 @@ TEST(HeartSimulation, TheWallDoesNotJumpWhereTheMeshesSwitch) {
     // starts mesh k+1 on mesh k's half-way surface instead, also at the valve rims
     // (where withdrawing the snap from turned-over triangles used to leave 1.2 mm).
     const PhantomHeart& h = coarseHeart();
-    HeartSimulationSettings settings;
-    settings.particleSpacingMm = 3.0;
-    settings.relaxationSteps = 0;
-    const HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    const HeartSimulation sim = coarseSimulation(3.0, /*relax=*/false);
     const int P = h.moving.phaseCount();
     double worstSample = 0.0, worstWall = 0.0, sumSample = 0.0, sumWall = 0.0;
     std::size_t vertices = 0;
@@ -155,11 +160,7 @@ TEST(HeartSimulation, TheWallFieldIsASignedDistanceThroughoutTheBeat) {
     // the field's sign from the nearest triangles' normals and carried a wrong one
     // along whole grid lines: 43 of 100 poses of this heart, blood stacked onto it at
     // 1.4 rho0 blew 2 mm runs up).
-    const PhantomHeart& h = coarseHeart();
-    HeartSimulationSettings settings;
-    settings.particleSpacingMm = 3.0;
-    settings.relaxationSteps = 0;
-    const HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    const HeartSimulation sim = coarseSimulation(3.0, /*relax=*/false);
     sph::WallDistanceField::Settings fs;
     fs.cellSize = 2.f; // mm, the field of 2 mm blood
     fs.margin = 1.f;
@@ -195,10 +196,7 @@ TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
     // must agree with the phantom's analytic volume curve wherever that curve clearly
     // rises or falls (the 10 phase meshes sample it coarsely, so its edges move).
     const PhantomHeart& h = coarseHeart();
-    HeartSimulationSettings settings;
-    settings.particleSpacingMm = 3.0;
-    settings.relaxationSteps = 0;
-    const HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    const HeartSimulation sim = coarseSimulation(3.0, /*relax=*/false);
     const auto analyticRate = [&](double t) { // ml per cycle fraction
         return (h.phantom.lvVolumeMl(t + 1e-3) - h.phantom.lvVolumeMl(t - 1e-3)) / 2e-3;
     };
@@ -240,10 +238,7 @@ TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
 TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
     // A coarse version of the demo scene: seeded fill, valves timed by the ventricle's
     // volume, inflow following the pool, outlet beyond the aorta, one full beat. Ejection (phases 0.05 - 0.30) used to blow it up.
-    const PhantomHeart& h = coarseHeart();
-    HeartSimulationSettings settings;
-    settings.particleSpacingMm = 3.0;
-    HeartSimulation sim(h.moving, h.phantom.cycleSeconds(), HeartAnatomy::fromPhantom(h.phantom), settings);
+    HeartSimulation sim = coarseSimulation(3.0);
     const sph::Solver& solver = sim.solver();
     const std::size_t initial = solver.particleCount();
     std::uint64_t outAtSystoleStart = 0, outAtSystoleEnd = 0, outAtDiastoleStart = 0, outAtDiastoleEnd = 0;

@@ -97,6 +97,17 @@ bool hasUnusedVertices(const TriangleMesh& mesh) {
 
 double sphereVolume(double r) { return 4.0 / 3.0 * kPi * r * r * r; }
 
+/// Extraction at the 200 isosurface of `contrast` (the blood/wall interface), with the
+/// given decimation and noise box (the library's defaults unless given).
+heart::ExtractionSettings isoSettings(double decimation = heart::ExtractionSettings{}.decimation,
+                                      double noiseBoxMm = heart::ExtractionSettings{}.noiseBoxMm) {
+    heart::ExtractionSettings settings;
+    settings.isovalue = 200.f;
+    settings.decimation = decimation;
+    settings.noiseBoxMm = noiseBoxMm;
+    return settings;
+}
+
 const std::array<double, 3> kSphereCentre{31.7, 32.3, 31.9};
 constexpr double kSphereRadius = 20.0;
 
@@ -238,9 +249,7 @@ TEST(MeshStatistics, MinimumAnglesOfKnownTriangles) {
 
 TEST(SurfaceExtraction, SphereIsClosedOutwardAndAccurate) {
     const auto image = sphereImage();
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.0;
+    const heart::ExtractionSettings settings = isoSettings(0.0);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     ASSERT_GT(mesh.triangles.size(), 1000u);
@@ -265,9 +274,7 @@ TEST(SurfaceExtraction, SphereIsClosedOutwardAndAccurate) {
 
 TEST(SurfaceExtraction, DecimationKeepsTopologyAndVolume) {
     const auto image = sphereImage();
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.8;
+    const heart::ExtractionSettings settings = isoSettings(0.8);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     const double reached = 1.0 - double(report.trianglesAfterDecimation) / double(report.trianglesExtracted);
@@ -298,8 +305,7 @@ TEST(SurfaceExtraction, DecimationReachesItsTargetOnANoisyScan) {
     const auto image = makeImage({64, 64, 64}, {0, 0, 0}, {1, 1, 1}, [&](double x, double y, double z) {
         return contrast(sphereDistance(x, y, z, kSphereCentre, kSphereRadius)) + noise(rng);
     });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
+    const heart::ExtractionSettings settings = isoSettings();
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     const double reached = 1.0 - double(report.trianglesAfterDecimation) / double(report.trianglesExtracted);
@@ -336,9 +342,7 @@ TEST(SurfaceExtraction, IntegerScanWithVoxelsExactlyAtTheIsovalue) {
             }
     image->GetPointData()->SetScalars(values);
     ASSERT_GT(atIso, 20u);
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.0;
+    heart::ExtractionSettings settings = isoSettings(0.0);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     EXPECT_EQ(report.isovalueUsed, 199.5);
@@ -360,8 +364,7 @@ TEST(SurfaceExtraction, DarkRegionInBrightBloodFacesInwards) {
     const auto image = makeImage({48, 48, 48}, {0, 0, 0}, {1, 1, 1}, [](double x, double y, double z) {
         return contrast(-sphereDistance(x, y, z, {23.6, 24.1, 23.3}, 12.0));
     });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
+    const heart::ExtractionSettings settings = isoSettings();
     const TriangleMesh mesh = heart::extractSurface(image, settings);
     EXPECT_TRUE(heart::boundaryEdges(mesh).empty());
     EXPECT_NEAR(-mesh.enclosedVolume() / sphereVolume(12.0), 1.0, 0.02);
@@ -374,9 +377,7 @@ TEST(SurfaceExtraction, AnisotropicEllipsoidWithOffsetOrigin) {
                                    (z - 0.1) * (z - 0.1) / (c * c));
         return contrast((1.0 - r) * c);
     });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.7;
+    const heart::ExtractionSettings settings = isoSettings(0.7);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     EXPECT_EQ(report.boundaryEdges, 0u);
@@ -404,8 +405,7 @@ TEST(SurfaceExtraction, DirectionMatrixIsHonoured) {
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
         image->SetDirectionMatrix(c.m);
-        heart::ExtractionSettings settings;
-        settings.isovalue = 200.f;
+        const heart::ExtractionSettings settings = isoSettings();
         const TriangleMesh mesh = heart::extractSurface(image, settings);
         const auto box = mesh.bounds();
         const double offset[3] = {24, 20, 22};
@@ -422,10 +422,7 @@ TEST(SurfaceExtraction, BlobCutByVolumeFacesHasBoundaryOnlyOnFaces) {
     const auto image = makeImage({40, 40, 40}, {0, 0, 0}, {1, 1, 1}, [](double x, double y, double z) {
         return contrast(sphereDistance(x, y, z, {3.2, 6.7, 20.4}, 14.0));
     });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.8;
-    settings.noiseBoxMm = 4.0;
+    const heart::ExtractionSettings settings = isoSettings(0.8, 4.0);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     const auto edges = heart::boundaryEdges(mesh);
@@ -462,10 +459,7 @@ TEST(SurfaceExtraction, NoiseBlobsAreRemovedDuringExtraction) {
         for (const auto& s : specks) d = std::max(d, sphereDistance(x, y, z, s, 1.2));
         return contrast(d);
     });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.5;
-    settings.noiseBoxMm = 6.0;
+    const heart::ExtractionSettings settings = isoSettings(0.5, 6.0);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     EXPECT_EQ(report.structuresRemovedAsNoise, specks.size());
@@ -496,9 +490,7 @@ TEST(SurfaceExtraction, VolumeOverloadMatchesImageData) {
             }
     const auto image = makeImage({40, 36, 32}, {-5, 2, 1}, {1.0, double(1.1f), double(1.2f)},
                                  [&](double x, double y, double z) { return contrast(sphereDistance(x, y, z, centre, 11.0)); });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.0;
+    const heart::ExtractionSettings settings = isoSettings(0.0);
     const TriangleMesh fromVolume = heart::extractSurface(volume, settings);
     const TriangleMesh fromImage = heart::extractSurface(image, settings);
     EXPECT_EQ(fromVolume.triangles.size(), fromImage.triangles.size());
@@ -512,9 +504,7 @@ TEST(SurfaceExtraction, VolumeOverloadMatchesImageData) {
 
 TEST(SurfaceExtraction, ProgressCancellationAndErrors) {
     const auto image = sphereImage();
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.noiseBoxMm = 3.0;
+    const heart::ExtractionSettings settings = isoSettings(heart::ExtractionSettings{}.decimation, 3.0);
     std::vector<double> seen;
     heart::extractSurface(image, settings, nullptr, [&seen](double f) { seen.push_back(f); });
     ASSERT_GE(seen.size(), 4u);
@@ -576,10 +566,7 @@ TEST(SurfaceExtraction, HeartSized128Volume) {
                 d = std::max(d, sphereDistance(x, y, z, s, 1.3));
         return contrast(d) + noise(rng);
     });
-    heart::ExtractionSettings settings;
-    settings.isovalue = 200.f;
-    settings.decimation = 0.8;
-    settings.noiseBoxMm = 6.0;
+    const heart::ExtractionSettings settings = isoSettings(0.8, 6.0);
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     std::cout << "[ timing   ] 128^3: isosurface " << report.msIsosurface << " ms (" << report.trianglesExtracted

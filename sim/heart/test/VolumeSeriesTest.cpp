@@ -4,6 +4,7 @@
 
 #include "sim/heart/HeartPhantom.h"
 #include "sim/heart/VolumeSeries.h"
+#include "sim/heart/test/HeartTestSupport.h"
 
 #include <gtest/gtest.h>
 
@@ -23,29 +24,7 @@ using atrium::sph::Vec3;
 
 namespace {
 
-/// A fresh directory per test, removed afterwards.
-class TempDir {
-public:
-    TempDir() {
-        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-        path_ = fs::temp_directory_path() /
-                ("atrium_volume_" + std::string(info->test_suite_name()) + "_" + info->name() + "_" +
-                 std::to_string(std::random_device{}()));
-        fs::remove_all(path_);
-        fs::create_directories(path_);
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path_, ec);
-    }
-    TempDir(const TempDir&) = delete;
-    TempDir& operator=(const TempDir&) = delete;
-    const fs::path& path() const { return path_; }
-    std::string operator/(const std::string& name) const { return (path_ / name).string(); }
-
-private:
-    fs::path path_;
-};
+using atrium::heart::test::TempDir;
 
 /// A small volume with distinct, non-round values and an odd origin and spacing.
 Volume sampleVolume(float marker = 0.f, int nz = 4) {
