@@ -6,6 +6,7 @@
 #include "sim/heart/HeartSimulation.h"
 #include "sim/sph/SceneFile.h"
 #include "sim/sph/Solver.h"
+#include "sim/sph/WallDistanceField.h"
 
 #include <nlohmann/json.hpp>
 #include <tbb/info.h>
@@ -356,6 +357,13 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             r["particle_spacing_mm"] = spacingMm;
             r["cycle_fraction"] = {beats0, heartSim->beats()}; // the part of the beat timed
             r["from_cache"] = loaded->report.fromCache;
+            if (const sph::WallDistanceField* field = solver.wallField()) {
+                // The last rebuild's stages (ms): one sample, not a mean.
+                const sph::WallDistanceField::BuildTimes& b = field->lastBuildTimes();
+                r["wall_field_last_build_ms"] = {
+                    {"mesh", b.meshMs}, {"band", b.bandMs}, {"sign", b.signMs}, {"thin_cells", b.thinMs}};
+                r["wall_field_thin_cells"] = field->thinCellCount();
+            }
         }
         out << (json ? r.dump() : r.dump(2)) << "\n";
         return 0;

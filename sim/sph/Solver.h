@@ -84,6 +84,8 @@ public:
     /// if given, make the wall push the fluid; the wall field is rebuilt.
     void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr);
     const TriangleMesh* wallMesh() const;
+    /// The wall's distance field (null without a wall mesh), e.g. for its build times.
+    const WallDistanceField* wallField() const { return wall_.get(); }
 
     /// Opens or closes plane `index` of the scene from the next sub-step on, e.g. a
     /// heart valve that is one-way while open and PlaneKind::Closed while shut. Both

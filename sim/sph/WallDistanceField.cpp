@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <atomic>
 #include <bit>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <stdexcept>
@@ -135,6 +136,9 @@ bool lineCrossing(Vec3 a, Vec3 b, Vec3 c, float py, float pz, float& x) {
 
 void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities,
                               const Settings& settings) {
+    using Clock = std::chrono::steady_clock;
+    const auto msSince = [](Clock::time_point t) { return std::chrono::duration<double, std::milli>(Clock::now() - t).count(); };
+    auto t0 = Clock::now();
     // ---- Validation (nothing is modified until it passes).
     const std::size_t vertexCount = mesh.vertices.size();
     const std::size_t triangleCount = mesh.triangles.size();
@@ -228,9 +232,16 @@ void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>*
     nodeCount_ = nodeCount;
     cellCount_ = cellCount;
 
+    times_.meshMs = msSince(t0);
+    t0 = Clock::now();
     scatterBand();
+    times_.bandMs = msSince(t0);
+    t0 = Clock::now();
     resolveNodes();
+    times_.signMs = msSince(t0);
+    t0 = Clock::now();
     buildThinCells();
+    times_.thinMs = msSince(t0);
 }
 
 void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
@@ -311,8 +322,8 @@ void WallDistanceField::computeNormals() {
     edgeNormals_.resize(3 * T);
     cornerAngle_.resize(3 * T);
     triangleSliver_.resize(T);
+    triangleConeCos_.resize(T);
     vertexNormals_.resize(V);
-    vertexConeCos_.resize(V);
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, T, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t t = r.begin(); t != r.end(); ++t) {
             const Vec3 p0 = vertices_[triangles_[3 * t]], p1 = vertices_[triangles_[3 * t + 1]],
@@ -353,15 +364,23 @@ void WallDistanceField::computeNormals() {
             }
             const Vec3 N = normalized(n);
             vertexNormals_[v] = N;
-            // Cosine of the cone around N holding all incident face normals (-1: the
-            // vertex is irregular, or one of its triangles is a sliver).
-            float cone = vertexRegular_[v] && lengthSquared(N) > 0.f ? 1.f : -1.f;
-            for (std::uint32_t k = begin; k < end && cone > -1.f; ++k) {
-                const std::uint32_t t = vertexCorners_[k] / 3;
-                cone = triangleSliver_[t] ? -1.f : std::min(cone, dot(faceNormals_[t], N));
+        }
+    });
+    // Per triangle: cosine of the widest angle between its normal and any face normal in
+    // the stars of its three vertices (-1: a vertex is irregular, or a sliver is near).
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, T, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t t = r.begin(); t != r.end(); ++t) {
+            const Vec3 n = faceNormals_[t];
+            float cone = triangleSliver_[t] ? -1.f : 1.f;
+            for (int c = 0; c < 3 && cone > -1.f; ++c) {
+                const std::uint32_t v = triangles_[3 * t + c];
+                if (!vertexRegular_[v]) cone = -1.f;
+                for (std::uint32_t k = vertexCornerStart_[v]; k < vertexCornerStart_[v + 1] && cone > -1.f; ++k) {
+                    const std::uint32_t f = vertexCorners_[k] / 3;
+                    cone = triangleSliver_[f] ? -1.f : std::min(cone, dot(faceNormals_[f], n));
+                }
             }
-            // Two face normals around the vertex are at most 2 beta apart, cos(beta) = cone.
-            vertexConeCos_[v] = cone > 0.f ? 2.f * cone * cone - 1.f : -1.f;
+            triangleConeCos_[t] = cone;
         }
     });
 }
@@ -383,8 +402,9 @@ void WallDistanceField::scatterBand() {
     // obey the same bound. With h = n_t . (p - a) and s_e the in-plane distance of p past
     // edge e, s_e <= |v_tangential|, so t only needs the tilted prism
     //     |h| <= band,  s_e <= tol + tau |h|,  tau = tan(theta) + margin,
-    // a few nodes for a triangle of about a cell. theta is bounded per vertex (cone2 =
-    // cos of twice the angle of the widest face normal from the vertex normal).
+    // a few nodes for a triangle of about a cell. theta is measured per triangle, against
+    // every face of its three stars (triangleConeCos_; a bound through the vertex normals,
+    // twice the widest angle from them, made 70 % of the adult phantom's triangles wide).
     // Other triangles with a normal take everything within band of their plane and edge
     // lines and of their bounding ball; zero-normal ones that ball.
     //
@@ -414,9 +434,9 @@ void WallDistanceField::scatterBand() {
         maxAbs = std::max({maxAbs, std::fabs(org[a]), std::fabs(org[a] + float(dims[a] - 1) * h)});
     // Tolerance of the tilted-prism side planes (float error of the plane tests).
     const float tol = 3e-3f * h + 1e-6f * maxAbs;
-    constexpr float kMinConeCos = 0.7f; // cos(2 beta) >= 0.7: theta <= ~45.6 degrees
+    constexpr float kMinConeCos = 0.7f; // theta <= ~45.6 degrees
     std::uint64_t* keys = nodeKey_.data();
-    const float* cone2 = vertexConeCos_.data();
+    const float* coneCos = triangleConeCos_.data();
     const V4 laneF = {0.f, 1.f, 2.f, 3.f};
 
     tbb::parallel_for(tbb::blocked_range<std::uint32_t>(0, v.triangleCount, 64),
@@ -471,7 +491,7 @@ void WallDistanceField::scatterBand() {
             }
 
             // Tilt of the characteristic region; wide (tau huge) when not regular.
-            const float kappa = std::min(cone2[ia], std::min(cone2[ib], cone2[ic]));
+            const float kappa = coneCos[t];
             const bool regular = kappa >= kMinConeCos;
             const float tau = regular ? std::sqrt(std::max(0.f, 1.f - kappa * kappa)) / kappa + 3e-3f : 1e30f;
             // Largest in-plane offset of a region point from the triangle.
@@ -932,7 +952,7 @@ std::size_t WallDistanceField::bytes() const {
     return b(phi_) + b(nodeVelocity_) + b(cellTriangleStart_) + b(cellTriangles_) + b(vertices_) +
            b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(edgeNormals_) +
            b(edgeNeighbour_) + b(vertexCornerStart_) + b(vertexCorners_) + b(nodeKey_) + b(nodeBand_) +
-           b(cellThin_) + b(cornerAngle_) + b(vertexRegular_) + b(triangleSliver_) + b(vertexConeCos_) +
+           b(cellThin_) + b(cornerAngle_) + b(vertexRegular_) + b(triangleSliver_) + b(triangleConeCos_) +
            b(thinList_) + b(thinOffset_) + b(bucketStart_) + b(bucketTris_) + b(rowTriangleStart_) + b(rowTriangles_);
 }
 

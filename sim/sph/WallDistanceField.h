@@ -448,6 +448,14 @@ public:
     bool empty() const { return phi_.empty(); }
     /// Cells answered by the exact closest-point path after the last build.
     std::size_t thinCellCount() const { return thinCells_; }
+    /// Wall-clock time of the last build's stages (ms), for benchmarks.
+    struct BuildTimes {
+        double meshMs = 0.0;  ///< validation, mesh copy, topology and normals
+        double bandMs = 0.0;  ///< closest triangles of the band nodes (scatterBand)
+        double signMs = 0.0;  ///< distances, velocities and crossing-parity signs
+        double thinMs = 0.0;  ///< thin cells and their triangle lists
+    };
+    const BuildTimes& lastBuildTimes() const { return times_; }
     const Settings& settings() const { return settings_; }
 
 private:
@@ -464,6 +472,7 @@ private:
     int nx_ = 0, ny_ = 0, nz_ = 0;
     Aabb meshBounds_;
     std::size_t thinCells_ = 0;
+    BuildTimes times_;
     std::size_t nodeCount_ = 0, cellCount_ = 0; // the node arrays may be longer (grow only)
 
     // Field (in the view).
@@ -494,7 +503,7 @@ private:
     std::vector<std::uint8_t> cellThin_;
     std::vector<float> cornerAngle_;      // 3 per triangle
     std::vector<std::uint8_t> triangleSliver_; // 1: zero-area or sliver (normal not trusted)
-    std::vector<float> vertexConeCos_;    // cos(2 beta), beta: widest face normal from the vertex normal; -1: irregular
+    std::vector<float> triangleConeCos_;  // cos of the widest face normal around the triangle's vertices from its own; -1: irregular
     std::vector<std::uint32_t> thinList_;    // thin cells, ascending
     std::vector<std::uint32_t> thinOffset_;  // chunk offsets, then list starts per thin cell
     std::vector<std::uint32_t> bucketStart_; // triangles by block of cells (CSR)
