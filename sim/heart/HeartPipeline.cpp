@@ -170,6 +170,8 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
             << "maxHoleDiameterMm " << exact(s.meshCleaning.maxHoleDiameterMm) << "\n";
     } else {
         key << "isovalue " << (source.isovalue ? exact(double(*source.isovalue)) : std::string("suggested")) << "\n"
+            << "smoothingIterations " << s.extraction.smoothingIterations << "\n"
+            << "smoothingPassBand " << exact(s.extraction.smoothingPassBand) << "\n"
             << "decimation " << exact(s.extraction.decimation) << "\n"
             << "featureAngleDeg " << exact(s.extraction.featureAngleDeg) << "\n"
             << "noiseBoxMm " << exact(s.noiseBoxMm) << "\n"

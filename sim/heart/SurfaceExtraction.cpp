@@ -11,6 +11,7 @@
 #include <vtkDecimatePro.h>
 #include <vtkFloatArray.h>
 #include <vtkFlyingEdges3D.h>
+#include <vtkWindowedSincPolyDataFilter.h>
 #include <vtkImageData.h>
 #include <vtkMatrix3x3.h>
 #include <vtkNew.h>
@@ -838,6 +839,12 @@ sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings&
     if (volume == nullptr) throw std::invalid_argument("extractSurface: the volume is null");
     if (!std::isfinite(settings.isovalue))
         throw std::invalid_argument("extractSurface: the isovalue is not finite");
+    if (settings.smoothingIterations < 0 || settings.smoothingIterations > 1000)
+        throw std::invalid_argument("extractSurface: smoothingIterations must be in [0, 1000], got " +
+                                    std::to_string(settings.smoothingIterations));
+    if (!(settings.smoothingPassBand > 0.0 && settings.smoothingPassBand < 2.0))
+        throw std::invalid_argument("extractSurface: smoothingPassBand must be in (0, 2), got " +
+                                    std::to_string(settings.smoothingPassBand));
     if (!(settings.decimation >= 0.0 && settings.decimation < 1.0))
         throw std::invalid_argument("extractSurface: decimation must be in [0, 1), got " +
                                     std::to_string(settings.decimation));
@@ -923,6 +930,34 @@ sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings&
     const bool flip = orientationVote(surface, ImageSampler(image)) < 0.0;
     rep.msIsosurface = msSince(t0);
 
+    // ---- smoothing (not in the dissertation: see ExtractionSettings)
+    t0 = Clock::now();
+    vtkNew<vtkWindowedSincPolyDataFilter> smooth;
+    if (settings.smoothingIterations > 0) {
+        smooth->SetInputData(surface);
+        smooth->SetNumberOfIterations(settings.smoothingIterations);
+        smooth->SetPassBand(settings.smoothingPassBand);
+        smooth->NormalizeCoordinatesOn(); // numerically stable for any extent
+        smooth->BoundarySmoothingOff();   // openings at the volume's faces stay put
+        smooth->FeatureEdgeSmoothingOff();
+        smooth->NonManifoldSmoothingOn();
+        updateWithProgress(smooth, progress, 0.35, 0.45);
+        vtkPolyData* smoothed = smooth->GetOutput();
+        // Vertices on the volume's faces stay exactly where the isosurface put them: the
+        // openings there are recognised by position (VolumeFaces) and must not be capped.
+        const VolumeFaces faces(image);
+        vtkPoints* before = surface->GetPoints();
+        vtkPoints* after = smoothed->GetPoints();
+        for (vtkIdType i = 0; i < before->GetNumberOfPoints(); ++i) {
+            double x[3];
+            before->GetPoint(i, x);
+            if (faces.faceMask(sph::Vec3{float(x[0]), float(x[1]), float(x[2])}) == 0) continue;
+            after->SetPoint(i, x);
+        }
+        surface = smoothed;
+    }
+    rep.msSmoothing = msSince(t0);
+
     // ---- decimation (3.2)
     t0 = Clock::now();
     sph::TriangleMesh mesh;
@@ -935,7 +970,7 @@ sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings&
         decimate->BoundaryVertexDeletionOff();
         decimate->PreSplitMeshOff();
         decimate->SetFeatureAngle(settings.featureAngleDeg);
-        updateWithProgress(decimate, progress, 0.35, 0.85);
+        updateWithProgress(decimate, progress, 0.45, 0.85);
         mesh = toTriangleMesh(decimate->GetOutput());
     } else {
         mesh = toTriangleMesh(surface);

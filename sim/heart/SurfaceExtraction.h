@@ -32,6 +32,15 @@ struct ExtractionSettings {
     /// of 0.8 with voxel noise of 15 % of the blood/wall contrast); 30 reaches it there,
     /// larger angles reach it on noisier scans but leave more non-manifold edges.
     double featureAngleDeg = 30.0;
+    /// Windowed-sinc smoothing of the isosurface before decimation (Taubin, Zhang & Golub,
+    /// "Optimal surface smoothing as filter design", ECCV 1996; vtkWindowedSincPolyData-
+    /// Filter, as in 3D Slicer's model maker). It removes the voxel staircase that leaves
+    /// the decimated wall jagged - on the adult phantom at 1 mm, 40 % of the triangles
+    /// had a neighbouring face turned by more than 60 degrees - while keeping the volume
+    /// (a low-pass filter without shrinkage). 0 iterations: no smoothing.
+    int smoothingIterations = 20;
+    /// Pass band of that filter in (0, 2): lower smooths more.
+    double smoothingPassBand = 0.1;
     /// Edge of the noise-removal box in millimetres (0: no noise removal).
     double noiseBoxMm = 0.0;
     /// Cap holes that do not lie on the faces of the volume (an isosurface has none;
@@ -56,7 +65,7 @@ struct ExtractionReport {
     std::size_t nonManifoldEdges = 0;           ///< in the final mesh (expected 0)
     std::size_t holesCapped = 0;
     std::size_t holesLeftOpen = 0;              ///< off-face holes that could not be capped
-    double msIsosurface = 0.0, msDecimation = 0.0, msNoiseRemoval = 0.0, msCapping = 0.0;
+    double msIsosurface = 0.0, msSmoothing = 0.0, msDecimation = 0.0, msNoiseRemoval = 0.0, msCapping = 0.0;
 };
 
 /// Extracts the surface of the region brighter than `settings.isovalue` from a
