@@ -406,7 +406,7 @@ void HeartSimulation::updateWall(double cycleFraction) {
         wallM_.vertices[i] = wallMm_.vertices[i] * kMm;
         velocityM_[i] = filling_ ? sph::Vec3{} : velocityMm_[i] * kMm; // mm/s -> m/s
     }
-    solver_->setWallMesh(wallM_, &velocityM_);
+    solver_->setWallMesh(wallM_, &velocityM_, true);
     meshUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     ++meshUpdates_;
 }
@@ -414,12 +414,9 @@ void HeartSimulation::updateWall(double cycleFraction) {
 void HeartSimulation::step() {
     if (filling_ && solver_->time() >= beatStart_) filling_ = false;
     if (!filling_) {
-        // The wall follows the blood's clock, re-posed whenever it may have moved
-        // wallTravelPerUpdate spacings (a few solver steps). Re-posing it once per
-        // sub-frame instead (~0.5 mm, a quarter spacing, every ~50 steps) shoves the
-        // layer of blood against it by that much in one step: a pressure pulse of tens
-        // of kPa at every sub-frame, which at the start of ejection shook the ventricle
-        // up to several m/s and blew the simulation up.
+        // The wall follows the blood's clock: re-posed at least every sub-frame (or
+        // every wallTravelPerUpdate spacings of travel), and moved on by its velocity
+        // in between by the field itself, so it never jumps by its whole travel.
         const double interval = std::min(
             cycleSeconds_ / heart_.frameCount(),
             settings_.wallTravelPerUpdate * settings_.particleSpacingMm / std::max(maxWallSpeedMmPerS_, 1e-9));

@@ -70,10 +70,13 @@ struct HeartSimulationSettings {
     double soundSpeed = 10.0;
     double viscosity = 0.0035;        ///< blood, Pa s
     /// The wall is re-posed whenever its fastest point may have moved this fraction of
-    /// a particle spacing since the last pose (at most every sub-frame of the heart).
-    /// Each re-pose shoves the blood layer against the wall by up to that much in one
-    /// step; 0 re-poses it at every solver step (smoothest, one field rebuild per step).
-    double wallTravelPerUpdate = 0.05;
+    /// a particle spacing since the last pose (at least every sub-frame of the heart);
+    /// 0 re-poses it at every solver step (one field rebuild per step). Between poses
+    /// the field moves the wall on by its velocity (Solver::setWallMesh's `advance`),
+    /// so a re-pose only corrects the curvature of the motion - about 0.03 mm over a
+    /// sub-frame of the adult phantom, where re-posing a still wall used to shove the
+    /// blood by the whole travel (which at a quarter spacing blew the simulation up).
+    double wallTravelPerUpdate = 0.5;
     sph::BackendKind backend = sph::BackendKind::Cpu;
 
     /// Default settings with the spacing that puts about `particles` particles into a

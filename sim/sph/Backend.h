@@ -55,6 +55,9 @@ struct StepInput {
     float wallMargin = 0.f;
     float wallDistanceOffset = 0.f; ///< see WallKernelIntegrals.h
     float wallRestitution = 0.f;
+    /// Seconds from the wall field's pose to the start of this step (WallFieldView::poseAge;
+    /// the boundary pass, at the end of the step, adds dt).
+    float wallPoseAge = 0.f;
     bool profileStages = false; ///< measure per-stage times (may add synchronisation)
 };
 

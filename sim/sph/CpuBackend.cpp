@@ -249,9 +249,10 @@ private:
         return wallNeighbourhood(p, in.kernels.h, in.wallDistanceOffset, in.container, in.planes.data(), int(in.planes.size()), wall);
     }
 
-    const WallFieldView* wallView(WallFieldView& storage) const {
+    const WallFieldView* wallView(WallFieldView& storage, float poseAge) const {
         if (!wall_ || wall_->empty()) return nullptr;
         storage = wall_->view();
+        storage.poseAge = poseAge;
         return &storage;
     }
 
@@ -264,7 +265,7 @@ private:
     void densityPass(const StepInput& in) {
         const SphKernels k = in.kernels;
         WallFieldView storage;
-        const WallFieldView* wall = wallView(storage);
+        const WallFieldView* wall = wallView(storage, in.wallPoseAge);
         const float* __restrict px = px_.data();
         const float* __restrict py = py_.data();
         const float* __restrict pz = pz_.data();
@@ -309,7 +310,7 @@ private:
     std::uint64_t forcePass(const StepInput& in) {
         const SphKernels k = in.kernels;
         WallFieldView storage;
-        const WallFieldView* wall = wallView(storage);
+        const WallFieldView* wall = wallView(storage, in.wallPoseAge);
         const float* __restrict px = px_.data();
         const float* __restrict py = py_.data();
         const float* __restrict pz = pz_.data();
@@ -387,7 +388,8 @@ private:
 
     void boundaryPass(const StepInput& in, StepOutput& out) {
         WallFieldView storage;
-        const WallFieldView* wall = wallView(storage);
+        // Positions are at the end of the step here.
+        const WallFieldView* wall = wallView(storage, in.wallPoseAge + in.dt);
         const BoundaryTally tally = tbb::parallel_reduce(
             tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), BoundaryTally{},
             [&](const auto& r, BoundaryTally t) {

@@ -742,6 +742,7 @@ private:
         s.outletCount = std::uint32_t(outletCache_.size());
         if (hasWall_) {
             s.wall = deviceWall_;
+            s.wall.poseAge = in.wallPoseAge;
             s.hasWall = 1;
         }
         s.wallMargin = in.wallMargin;

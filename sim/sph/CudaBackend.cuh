@@ -204,8 +204,12 @@ ATRIUM_HD BoundaryResult boundaryParticle(const DeviceStep& s, Vec3& p, Vec3& v)
     const Vec3 previous = p - v * s.dt; // start of this step's travel
     for (std::uint32_t k = 0; k < s.planeCount; ++k) collideWithPlane(s.planes[k], previous, p, v);
     if (s.hasContainer) collideWithBox(s.container, p, v);
-    if (s.hasWall && collideWithWall(s.wall, s.wallMargin, s.wallRestitution, p, v) == WallHit::Leaked)
-        return BoundaryResult::Leaked;
+    if (s.hasWall) {
+        WallFieldView wall = s.wall; // positions are at the end of the step here
+        wall.poseAge += s.dt;
+        if (collideWithWall(wall, s.wallMargin, s.wallRestitution, p, v) == WallHit::Leaked)
+            return BoundaryResult::Leaked;
+    }
     for (std::uint32_t k = 0; k < s.outletCount; ++k)
         if (s.outlets[k].contains(p)) return BoundaryResult::Outlet;
     return BoundaryResult::Kept;

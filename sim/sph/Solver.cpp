@@ -128,7 +128,7 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
     if (p.restDensity) {
         restDensity_ = *p.restDensity;
     } else if (backend_->size() > 0) {
-        StepInput in = makeStepInput(0.f);
+        StepInput in = makeStepInput(0.f, time_);
         in.restDensity = 1.f;
         backend_->computeDensities(in);
         HostParticles h;
@@ -168,7 +168,7 @@ void Solver::seed() {
     backend_->setParticles(positions, velocities);
 }
 
-StepInput Solver::makeStepInput(float dt) const {
+StepInput Solver::makeStepInput(float dt, double stepStart) const {
     const SolverParameters& p = scene_.parameters;
     StepInput in;
     in.dt = dt;
@@ -190,6 +190,7 @@ StepInput Solver::makeStepInput(float dt) const {
     in.wallMargin = p.wallMargin;
     in.wallDistanceOffset = wallOffset_;
     in.wallRestitution = p.wallRestitution;
+    in.wallPoseAge = wallAdvances_ ? float(stepStart - wallPoseTime_) : 0.f;
     in.profileStages = profile_;
     return in;
 }
@@ -217,7 +218,7 @@ void Solver::step(float dtMax) {
     if (scene_.wall.kind == WallMeshSpec::Kind::Sphere && scene_.wall.pulseAmplitude != 0.f &&
         time_ - wallTime_ >= 1.0 / (double(scene_.parameters.frameRate) * scene_.parameters.substepsPerFrame))
         updateAnalyticWall();
-    const StepOutput out = backend_->step(makeStepInput(dt));
+    const StepOutput out = backend_->step(makeStepInput(dt, time_ - dt));
     ++steps_;
     lastDt_ = dt;
     lastMaxSpeed_ = out.maxSpeed;
@@ -347,11 +348,11 @@ void Solver::updateAnalyticWall() {
         mesh.vertices[i] = w.center + offset * scale;
         velocity[i] = offset * scaleRate;
     }
-    setWallMesh(mesh, &velocity);
+    setWallMesh(mesh, &velocity, true);
     wallTime_ = time_;
 }
 
-void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities) {
+void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities, bool advance) {
     if (!wall_) wall_ = std::make_unique<WallDistanceField>();
     if (!wallMesh_) wallMesh_ = std::make_unique<TriangleMesh>();
     *wallMesh_ = mesh;
@@ -360,6 +361,8 @@ void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vert
     settings.margin = scene_.parameters.wallMargin;
     const auto t0 = std::chrono::steady_clock::now();
     wall_->build(*wallMesh_, vertexVelocities, settings);
+    wallPoseTime_ = time_;
+    wallAdvances_ = advance && vertexVelocities != nullptr;
     backend_->setWall(wall_.get());
     wallUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

@@ -81,8 +81,12 @@ public:
     bool relax(int steps, const std::function<bool(double fraction)>& progress = {});
 
     /// Replaces the wall mesh (e.g. the next heart sub-frame). Vertex velocities (m/s),
-    /// if given, make the wall push the fluid; the wall field is rebuilt.
-    void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr);
+    /// if given, make the wall push the fluid; the wall field is rebuilt. With `advance`,
+    /// the mesh is the pose at the current time() and the field moves the wall on by
+    /// those velocities until the next call (to first order, WallFieldView::poseAge), so
+    /// a moving wall need not be re-posed every step to move smoothly.
+    void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr,
+                     bool advance = false);
     const TriangleMesh* wallMesh() const;
     /// The wall's distance field (null without a wall mesh), e.g. for its build times.
     const WallDistanceField* wallField() const { return wall_.get(); }
@@ -126,7 +130,7 @@ public:
 
 private:
     void initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallVelocity);
-    StepInput makeStepInput(float dt) const;
+    StepInput makeStepInput(float dt, double stepStart) const;
     float cflTimeStep() const;
     void seed();
     void emit(float dt);
@@ -149,6 +153,8 @@ private:
     float lastDt_ = 0.f;
     double time_ = 0.0;
     double wallTime_ = 0.0; // when the analytic wall was last re-sampled
+    double wallPoseTime_ = 0.0; // time() of the wall field's pose
+    bool wallAdvances_ = false; // setWallMesh(..., advance = true)
     std::uint64_t steps_ = 0;
     std::uint64_t lastPairs_ = 0;
     double wallUpdateMs_ = 0.0;

@@ -147,6 +147,11 @@ struct WallFieldView {
                                               ///< (edge e joins corners e, e+1), unit
     std::uint32_t triangleCount = 0;
 
+    /// Seconds from the pose the field was built for to the moment of the query: sample()
+    /// advances the wall by its own velocity over that time (to first order, phi -= t
+    /// v_wall . n), so a moving wall keeps moving between rebuilds. 0: the pose itself.
+    float poseAge = 0.f;
+
     /// True once bound to a built field (sample() of an unbound view is meaningless).
     ATRIUM_HD bool valid() const { return phi != nullptr && nx >= 2 && ny >= 2 && nz >= 2; }
 
@@ -284,8 +289,17 @@ struct WallFieldView {
     /// Signed distance at p (m, < 0 inside), the unit outward normal (normalised
     /// gradient of the trilinear interpolation, or the exact closest-point direction in
     /// thin cells; zero where undefined, e.g. in the flat far field) and the wall
-    /// velocity (m/s). Outside the grid: +band, zero normal, zero velocity.
+    /// velocity (m/s), with the wall advanced by poseAge. Outside the grid: +band, zero
+    /// normal, zero velocity.
     ATRIUM_HD float sample(Vec3 p, Vec3& outwardNormal, Vec3& wallVelocityOut) const {
+        const float atPose = sampleAtPose(p, outwardNormal, wallVelocityOut);
+        if (poseAge == 0.f) return atPose;
+        const float moved = atPose - poseAge * dot(wallVelocityOut, outwardNormal);
+        return moved > band ? band : (moved < -band ? -band : moved);
+    }
+
+    /// sample() at the pose the field was built for (poseAge ignored).
+    ATRIUM_HD float sampleAtPose(Vec3 p, Vec3& outwardNormal, Vec3& wallVelocityOut) const {
         outwardNormal = Vec3{};
         wallVelocityOut = Vec3{};
         const float gx = (p.x - origin.x) * invCellSize;
