@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iostream>
 #include <numbers>
 
 using namespace atrium::sph;
@@ -15,9 +16,10 @@ TEST(Physics, HydrostaticColumnSettles) {
     // A column of water at rest under gravity settles: it stays in the box, its bulk
     // density is within 1 % of rho0 (c0 ~ 10x the largest flow speed), motion dies out
     // and the pressure grows with depth. The issue asks for p = rho0 g (H - z) within
-    // 5 %; the settled gradient is ~1.35x rho0 g (particles layer under gravity and the
-    // poly6/spiky pair is not first-order consistent), so the gradient is checked to
-    // lie in [0.8, 1.6] rho0 g and docs/PERFORMANCE.md ("Known gaps") records it.
+    // 5 %; the settled gradient is ~1.35x rho0 g over the whole column: ~1.05x in its
+    // middle, ~1.33x within a kernel radius of the side walls, whose density-map
+    // pressure carries no gradient along the wall. So the gradient is checked to lie
+    // in [0.8, 1.6] rho0 g and docs/PERFORMANCE.md ("Known gaps") records it.
     const float s = 0.005f, L = 0.06f, H0 = 0.15f;
     Scene scene;
     scene.parameters.particleSpacing = s;
@@ -59,6 +61,8 @@ TEST(Physics, HydrostaticColumnSettles) {
         EXPECT_GT(pSum[k - 1] / count[k - 1], pSum[k] / count[k]) << "pressure grows with depth, slab " << k;
     const double slope = (pSum[0] / count[0] - pSum[slabs - 1] / count[slabs - 1]) /
                          (zSum[slabs - 1] / count[slabs - 1] - zSum[0] / count[0]);
+    std::cout << "[ measured ] hydrostatic gradient " << slope / (rho0 * g) << " rho0 g, bulk density error "
+              << densityError / bulk << "\n";
     EXPECT_GT(slope, 0.8 * rho0 * g);
     EXPECT_LT(slope, 1.6 * rho0 * g);
 }
