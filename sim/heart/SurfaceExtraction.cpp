@@ -932,7 +932,7 @@ sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings&
 
     // ---- smoothing (not in the dissertation: see ExtractionSettings)
     t0 = Clock::now();
-    vtkNew<vtkWindowedSincPolyDataFilter> smooth;
+    vtkNew<vtkWindowedSincPolyDataFilter> smooth; // owns `surface` from here when used
     if (settings.smoothingIterations > 0) {
         smooth->SetInputData(surface);
         smooth->SetNumberOfIterations(settings.smoothingIterations);

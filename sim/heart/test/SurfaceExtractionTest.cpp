@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <iostream>
 #include <map>
+#include <numbers>
 #include <random>
 #include <stdexcept>
 #include <string>
@@ -134,8 +135,8 @@ NormalTurn normalTurn(const TriangleMesh& m) {
     std::size_t edges = 0;
     for (const auto& [edge, faces] : edgeFaces) {
         if (faces.size() != 2) continue;
-        const double deg = std::acos(std::clamp(double(atrium::sph::dot(normal(faces[0]), normal(faces[1]))), -1.0, 1.0)) *
-                           180.0 / 3.14159265358979;
+        const double cosine = std::clamp(double(atrium::sph::dot(normal(faces[0]), normal(faces[1]))), -1.0, 1.0);
+        const double deg = std::acos(cosine) * 180.0 / std::numbers::pi;
         r.meanDeg += deg;
         r.over60 += deg > 60.0 ? 1 : 0;
         r.folded += deg > 150.0 ? 1 : 0;
@@ -361,8 +362,8 @@ TEST(SurfaceExtraction, SmoothingFlattensVoxelNoiseAndKeepsTheVolume) {
     const NormalTurn turnA = normalTurn(a), turnB = normalTurn(b);
     std::cout << "[ smooth   ] noisy sphere: mean vertex error " << vertexError(a) << " -> " << vertexError(b)
               << " mm; neighbouring faces turn " << turnA.meanDeg << " -> " << turnB.meanDeg << " deg (mean), "
-              << turnA.over60 << " -> " << turnB.over60 << " edges over 60 deg, " << turnA.folded << " -> " << turnB.folded << " over 150; smoothing " << smoothReport.msSmoothing
-              << " ms\n";
+              << turnA.over60 << " -> " << turnB.over60 << " edges over 60 deg, " << turnA.folded << " -> "
+              << turnB.folded << " over 150; smoothing " << smoothReport.msSmoothing << " ms\n";
     EXPECT_LT(vertexError(b), 0.5 * vertexError(a));
     EXPECT_LT(turnB.meanDeg, 0.5 * turnA.meanDeg);
     EXPECT_LT(turnB.over60, turnA.over60 / 4 + 1);
@@ -655,7 +656,8 @@ TEST(SurfaceExtraction, HeartSized128Volume) {
     heart::ExtractionReport report;
     const TriangleMesh mesh = heart::extractSurface(image, settings, &report);
     std::cout << "[ timing   ] 128^3: isosurface " << report.msIsosurface << " ms (" << report.trianglesExtracted
-              << " triangles), smoothing " << report.msSmoothing << " ms, decimation " << report.msDecimation << " ms (" << report.trianglesAfterDecimation
+              << " triangles), smoothing " << report.msSmoothing << " ms, decimation " << report.msDecimation
+              << " ms (" << report.trianglesAfterDecimation
               << "), noise removal " << report.msNoiseRemoval << " ms (" << report.trianglesRemovedAsNoise
               << " triangles in " << report.structuresRemovedAsNoise << " structures), boundary+caps "
               << report.msCapping << " ms; duplicate triangles removed after decimation: "
