@@ -61,6 +61,10 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     if (!(settings_.particleSpacingMm > 0.0)) throw std::invalid_argument("heart: particleSpacingMm must be > 0");
     if (!(settings_.wallTravelPerUpdate >= 0.0))
         throw std::invalid_argument("heart: wallTravelPerUpdate must be >= 0");
+    if (!(settings_.inflowSpeed >= 0.0) || !std::isfinite(settings_.inflowSpeed))
+        throw std::invalid_argument("heart: inflowSpeed must be finite and >= 0");
+    if (!(settings_.diastolicSuctionPa >= 0.0) || !std::isfinite(settings_.diastolicSuctionPa))
+        throw std::invalid_argument("heart: diastolicSuctionPa must be finite and >= 0");
     if (settings_.fill == HeartSimulationSettings::Fill::Emitter && !anatomy_.inflow)
         throw std::invalid_argument("heart: filling through an emitter needs an inflow disc in the anatomy");
 
@@ -76,6 +80,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     p.gravity = {}; // the heart's own motion dominates; patients lie in any orientation
     p.maxParticles = settings_.maxParticles;
     p.maxSpeed = 20.f;
+    p.clampNegativePressure = settings_.diastolicSuctionPa == 0.0;
+    if (settings_.diastolicSuctionPa > 0.0) p.maxTension = float(settings_.diastolicSuctionPa);
     p.wallRestitution = 0.f;
     const sph::Aabb b = cycleBounds(heart_);
     const float pad = 4.f * p.kernelRadius;
@@ -84,7 +90,7 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     scene.wall.fieldCellSize = s;
 
     // Valves start open (one-way): the fill and the still heart before the beat need
-    // both; updateValvesAndInflow() opens and closes them with the beat.
+    // both; updateValves() opens and closes them with the beat.
     const auto addValve = [&](const std::optional<ValveDisc>& valve, std::optional<std::size_t>& index) {
         if (!valve) return;
         index = scene.planes.size();
@@ -125,16 +131,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
             scene.emitters.push_back(fill);
         }
         e.start = float(fillEnd);
-        inflowAreaM2_ = area;
-        if (settings_.inflowFollowsVolume && anatomy_.mitral && anatomy_.aortic) {
-            e.speed = 0.f; // set at every pose, see updateValvesAndInflow()
-            inflowEmitter_ = scene.emitters.size();
-            scene.emitters.push_back(e);
-        } else {
-            inflowMlPerS_ = settings_.inflowMlPerSecond;
-            e.speed = float(settings_.inflowMlPerSecond * 1e-6 / area);
-            if (e.speed > 0.f) scene.emitters.push_back(e);
-        }
+        e.speed = float(settings_.inflowSpeed); // the venous reservoir, see the settings
+        if (e.speed > 0.f) scene.emitters.push_back(e);
     }
     if (settings_.fill == HeartSimulationSettings::Fill::Seeded)
         scene.fluidBlocks.push_back({{toMetres(b.lo), toMetres(b.hi)}, {}}); // seeding drops what lies outside
@@ -269,7 +267,7 @@ void HeartSimulation::sampleVolumeRates() {
     // the cycle - a few hundred poses, O(triangles) each - then a +-1 % moving average,
     // so that slivers and the half-way switch do not flicker the valves.
     const int n = std::max(200, 8 * heart_.frameCount());
-    std::vector<double> lv(static_cast<std::size_t>(n)), pool(static_cast<std::size_t>(n));
+    std::vector<double> lv(static_cast<std::size_t>(n));
     const float orientation = heart_.phaseMesh(0).enclosedVolume() >= 0.0 ? 1.f : -1.f;
     sph::TriangleMesh mesh;
     std::vector<sph::Vec3> velocity;
@@ -280,17 +278,15 @@ void HeartSimulation::sampleVolumeRates() {
     };
     for (int j = 0; j < n; ++j) {
         wallAt(double(j) / n, mesh, velocity);
-        double all = 0.0, ventricle = 0.0;
+        double ventricle = 0.0;
         for (const auto& tri : mesh.triangles) {
             const sph::Vec3 a = mesh.vertices[tri[0]], b = mesh.vertices[tri[1]], c = mesh.vertices[tri[2]];
+            if (!ventricleSide((a + b + c) * (1.f / 3.f))) continue;
             const sph::Vec3 v = (velocity[tri[0]] + velocity[tri[1]] + velocity[tri[2]]) * (1.f / 3.f);
-            const double flux = 0.5 * double(dot(v, cross(b - a, c - a))) * orientation; // mm^3/s
-            all += flux;
-            if (ventricleSide((a + b + c) * (1.f / 3.f))) ventricle += flux;
+            ventricle += 0.5 * double(dot(v, cross(b - a, c - a))) * orientation; // mm^3/s
         }
         for (const sph::Vec3& v : velocity) maxWallSpeedMmPerS_ = std::max(maxWallSpeedMmPerS_, double(length(v)));
         lv[std::size_t(j)] = ventricle * 1e-3; // ml/s
-        pool[std::size_t(j)] = all * 1e-3;
     }
     const int w = std::max(1, n / 100);
     const auto smooth = [&](const std::vector<double>& x) {
@@ -303,19 +299,13 @@ void HeartSimulation::sampleVolumeRates() {
     };
     // The flux misses the small volume drops at the half-way switches, where mesh
     // k+1's vertices land on mesh k's surface and its flat triangles cut inside it
-    // (~1-1.5 ml per switch on the adult phantom, 8-15 ml per cycle in all). A
-    // periodic volume changes by nothing over a cycle: remove the mean rate, spreading
-    // that loss over the cycle rather than letting the inflow add it on every beat.
-    const auto zeroMean = [&](std::vector<double>& x) {
-        double mean = 0.0;
-        for (double r : x) mean += r;
-        mean /= double(n);
-        for (double& r : x) r -= mean;
-    };
-    zeroMean(lv);
-    zeroMean(pool);
+    // (~1-1.5 ml per switch on the adult phantom). A periodic volume changes by nothing
+    // over a cycle: remove the mean rate, spreading that loss over the cycle.
+    double mean = 0.0;
+    for (double r : lv) mean += r;
+    mean /= double(n);
+    for (double& r : lv) r -= mean;
     lvRateMlPerS_ = smooth(lv);
-    poolRateMlPerS_ = smooth(pool);
     peakLvRateMlPerS_ = 0.0;
     for (double r : lvRateMlPerS_) peakLvRateMlPerS_ = std::max(peakLvRateMlPerS_, std::fabs(r));
 }
@@ -332,10 +322,6 @@ double HeartSimulation::ventricleVolumeRateMlPerS(double cycleFraction) const {
     return sampledRate(lvRateMlPerS_, cycleFraction);
 }
 
-double HeartSimulation::poolVolumeRateMlPerS(double cycleFraction) const {
-    return sampledRate(poolRateMlPerS_, cycleFraction);
-}
-
 HeartSimulation::Valves HeartSimulation::valvesAt(double cycleFraction) const {
     if (!settings_.valveTiming || !anatomy_.mitral || !anatomy_.aortic) return {};
     // In a real heart the valves follow the pressure difference across them; the
@@ -348,52 +334,13 @@ HeartSimulation::Valves HeartSimulation::valvesAt(double cycleFraction) const {
     return {r > threshold, r < -threshold};
 }
 
-void HeartSimulation::updateValvesAndInflow(double cycleFraction) {
+void HeartSimulation::updateValves(double cycleFraction) {
     const Valves v = valvesAt(cycleFraction);
     if (mitralPlane_ && v.mitralOpen != valves_.mitralOpen)
         solver_->setPlaneKind(*mitralPlane_, v.mitralOpen ? sph::PlaneKind::OneWay : sph::PlaneKind::Closed);
     if (aorticPlane_ && v.aorticOpen != valves_.aorticOpen)
         solver_->setPlaneKind(*aorticPlane_, v.aorticOpen ? sph::PlaneKind::OneWay : sph::PlaneKind::Closed);
     valves_ = v;
-    if (!inflowEmitter_) return;
-
-    // Mass conservation upstream of the closed valves (see inflowMlPerSecond()); the
-    // emitter follows the volume only where both valve discs exist (constructor).
-    const double pool = poolVolumeRateMlPerS(cycleFraction), lv = ventricleVolumeRateMlPerS(cycleFraction);
-    // Mitral open, aortic closed: atrium + ventricle. Mitral closed: the atrium alone
-    // (the aorta's volume is taken as constant). Both open (no valve timing): the
-    // atrium, plus what the ventricle grows by (the one-way aortic plane keeps the
-    // aorta from refilling it).
-    double upstream = v.mitralOpen ? pool : pool - lv;
-    if (v.mitralOpen && v.aorticOpen) upstream = pool - lv + std::max(0.0, lv);
-    // Refill: the ventricle's blood deficit against its mean density at the start of
-    // the beat, read back every ~cycle/400 (a download of positions and densities).
-    const double now = solver_->time();
-    const bool refilling = v.mitralOpen && !v.aorticOpen && settings_.inflowRefillSeconds > 0.0;
-    if ((refilling || lvReferenceDensity_ == 0.0) &&
-        (lastInflowUpdate_ < 0.0 || now - lastInflowUpdate_ >= cycleSeconds_ / 400.0)) {
-        lastInflowUpdate_ = now;
-        sph::HostParticles h;
-        solver_->read(sph::FieldPosition | sph::FieldDensity, h);
-        double sum = 0.0;
-        std::size_t count = 0;
-        for (std::size_t i = 0; i < h.position.size(); ++i) {
-            const sph::Vec3 p = h.position[i] * 1000.f; // mm
-            if (dot(p - anatomy_.mitral->center, anatomy_.mitral->normal) < 0.f) continue;
-            if (dot(p - anatomy_.aortic->center, anatomy_.aortic->normal) > 0.f) continue;
-            sum += h.density[i];
-            ++count;
-        }
-        const double mean = count ? sum / double(count) / solver_->restDensity() : 0.0;
-        if (lvReferenceDensity_ == 0.0) lvReferenceDensity_ = mean > 0.0 ? mean : 1.0; // the relaxed fill
-        const double particleMl = 1e6 * solver_->particleMass() / solver_->restDensity();
-        refillMl_ = mean > 0.0 ? std::max(0.0, double(count) * particleMl * (lvReferenceDensity_ / mean - 1.0)) : 0.0;
-    }
-    const double refill = refilling ? refillMl_ / settings_.inflowRefillSeconds : 0.0;
-    inflowMlPerS_ = std::max(0.0, upstream + refill);
-    const double speed = std::min(settings_.maxInflowSpeed, inflowMlPerS_ * 1e-6 / double(inflowAreaM2_));
-    inflowMlPerS_ = speed * double(inflowAreaM2_) * 1e6;
-    solver_->setEmitterSpeed(*inflowEmitter_, float(speed));
 }
 
 void HeartSimulation::updateWall(double cycleFraction) {
@@ -425,7 +372,7 @@ void HeartSimulation::step() {
             lastWallUpdate_ = now;
             const double cycles = (now - beatStart_) / cycleSeconds_;
             updateWall(cycles - std::floor(cycles));
-            updateValvesAndInflow(cycles - std::floor(cycles));
+            updateValves(cycles - std::floor(cycles));
         }
     }
     solver_->step();

@@ -47,16 +47,21 @@ struct HeartSimulationSettings {
     enum class Fill { Emitter, Seeded } fill = Fill::Seeded;
     double fillSecondsMax = 3.0;      ///< emitter filling stops at this time at the latest
     int relaxationSteps = 300;        ///< Seeded: dynamic relaxation before the beat
-    /// Atrial inflow during the beat. true (default): it follows the blood pool, see
-    /// HeartSimulation::inflowMlPerSecond(); inflowMlPerSecond is then unused. Needs
-    /// both valve discs in the anatomy; without them the fixed inflow is used.
-    /// false: the fixed inflowMlPerSecond (the behaviour before valve timing).
-    bool inflowFollowsVolume = true;
-    double inflowMlPerSecond = 90.0;  ///< fixed atrial inflow (ml/s) when !inflowFollowsVolume
-    /// Time constant (s) with which the volume-following inflow makes up a ventricle
-    /// below its starting density while the mitral valve is open (see inflowMlPerSecond()).
-    double inflowRefillSeconds = 0.1;
-    double maxInflowSpeed = 3.0;      ///< m/s through the inflow disc, at most
+    /// Atrial inflow during the beat: the pulmonary veins as a reservoir. The emitter on
+    /// the inflow disc runs at this speed (m/s) and adds blood only where the atrium has
+    /// room (Solver's emitters never place a particle within 3/4 spacing of another), so
+    /// the atrium takes what the ventricle draws from it and cannot be over-filled.
+    /// 0: no inflow during the beat.
+    double inflowSpeed = 1.5;
+    /// The most tension the blood carries (Pa; SolverParameters::maxTension): the
+    /// ventricle's expansion draws blood from the atrium - diastolic suction - as in a
+    /// heart, where the left ventricle's pressure falls a few mmHg below the atrium's.
+    /// 1 kPa (7.5 mmHg) bounds the jets this drives to ~sqrt(2 p / rho) = 1.4 m/s;
+    /// without a bound the tension built up while both valves are shut threw 9 m/s
+    /// jets when the mitral valve opened. 0: pressures clamped at 0 - nothing pulls
+    /// blood into the growing ventricle, which then ended diastole at ~0.85 rho0 with
+    /// ~80 % of its blood (docs/PERFORMANCE.md).
+    double diastolicSuctionPa = 1000.0;
     /// Open and close the valve planes with the ventricle's volume change (true), or
     /// leave both one-way planes open throughout (false: the behaviour before).
     bool valveTiming = true;
@@ -130,33 +135,19 @@ public:
     };
     Valves valvesAt(double cycleFraction) const;
     /// d/dt of the LV volume (the mesh on the ventricle's side of both valve planes,
-    /// as ventricleVolumeMl) and of the whole enclosed blood pool, ml/s, at
-    /// `cycleFraction`: the flux of the wall's velocity through its triangles (Reynolds
-    /// transport), sampled over the cycle at construction and smoothed over +-1 % of it.
+    /// as ventricleVolumeMl), ml/s, at `cycleFraction`: the flux of the wall's velocity
+    /// through its triangles (Reynolds transport), sampled over the cycle at
+    /// construction and smoothed over +-1 % of it.
     double ventricleVolumeRateMlPerS(double cycleFraction) const;
-    double poolVolumeRateMlPerS(double cycleFraction) const;
-    /// The atrial inflow now (ml/s). Following the volume (the default): mass
-    /// conservation of the pool upstream of the closed valves - while the aortic valve
-    /// is closed, the atrium plus the open ventricle can only grow by inflow; while the
-    /// mitral is closed, the atrium alone - so inflow = max(0, dV_upstream/dt + refill),
-    /// with dV_upstream/dt = dV_pool/dt (mitral open) or dV_pool/dt - dV_LV/dt (mitral
-    /// closed; the aorta's volume is taken as constant, as the phantom's is), and
-    /// refill = (blood the ventricle lacks for its starting mean density) /
-    /// inflowRefillSeconds while the mitral is open (it makes up the blood the emitter
-    /// could not place and what leaked; it is never negative enough to pull blood out).
-    /// The emitter places particles only where there is room (Solver), so it cannot
-    /// over-pressurise the atrium by more than a fraction of a spacing's overlap.
-    double inflowMlPerSecond() const { return inflowMlPerS_; }
-
     /// Time spent re-sampling the heart mesh and rebuilding the wall field (ms).
     double meshUpdateMs() const { return meshUpdateMs_; }
     std::uint64_t meshUpdates() const { return meshUpdates_; }
 
 private:
     void updateWall(double cycleFraction);
-    /// Valve planes and inflow for the pose at `cycleFraction`.
-    void updateValvesAndInflow(double cycleFraction);
-    /// Samples the LV and pool volume rates of wallAt() over the cycle (constructor).
+    /// Valve planes for the pose at `cycleFraction`.
+    void updateValves(double cycleFraction);
+    /// Samples the LV volume rate of wallAt() over the cycle (constructor).
     void sampleVolumeRates();
     double sampledRate(const std::vector<double>& table, double cycleFraction) const;
 
@@ -174,15 +165,11 @@ private:
     /// backward and forward halves so that the wall's velocity is continuous there
     /// (cubic Hermite in time, see wallAt()).
     std::vector<std::vector<sph::Vec3>> phaseTangent_;
-    std::vector<double> lvRateMlPerS_, poolRateMlPerS_; // over the cycle, smoothed
+    std::vector<double> lvRateMlPerS_; // over the cycle, smoothed
     double peakLvRateMlPerS_ = 0.0;
-    std::optional<std::size_t> mitralPlane_, aorticPlane_, inflowEmitter_;
-    float inflowAreaM2_ = 0.f;
-    double inflowMlPerS_ = 0.0;
-    double lastInflowUpdate_ = -1.0;  // solver time (s)
-    double lvReferenceDensity_ = 0.0; // mean LV density (/rho0) when the beat started
-    double refillMl_ = 0.0;           // blood the LV lacks for that density (ml)
-    Valves valves_;    double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
+    std::optional<std::size_t> mitralPlane_, aorticPlane_;
+    Valves valves_;
+    double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
     double lastWallUpdate_ = -1.0;    // solver time of the last pose (s)
     double meshUpdateMs_ = 0.0;
     std::uint64_t meshUpdates_ = 0;

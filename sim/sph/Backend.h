@@ -42,7 +42,7 @@ struct StepInput {
     EquationOfState equationOfState = EquationOfState::Tait;
     float eosStiffness = 0.f; ///< B (Tait) or k (linear)
     float maxPressure = 0.f;
-    bool clampNegativePressure = true;
+    float minPressure = 0.f; ///< Pa: 0 (clampNegativePressure), -maxTension or -FLT_MAX
     float viscosity = 0.f;
     float artificialViscosity = 0.f; ///< alpha
     float soundSpeed = 0.f;          ///< c0 (m/s), for the artificial viscosity

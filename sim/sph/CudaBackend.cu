@@ -730,7 +730,7 @@ private:
         s.artificialViscosity = in.artificialViscosity;
         s.soundSpeed = in.soundSpeed;
         s.tait = in.equationOfState == EquationOfState::Tait ? 1 : 0;
-        s.clampNegativePressure = in.clampNegativePressure ? 1 : 0;
+        s.minPressure = in.minPressure;
         s.gravity = in.gravity;
         if (in.container) {
             s.container = *in.container;

@@ -51,7 +51,7 @@ struct DeviceStep {
     float artificialViscosity = 0.f;
     float soundSpeed = 0.f;
     int tait = 1;
-    int clampNegativePressure = 1;
+    float minPressure = 0.f;
     Vec3 gravity;
     BoxContainer container;
     int hasContainer = 0;
@@ -133,7 +133,7 @@ ATRIUM_HD void forEachCandidate(const DeviceGrid& g, const std::uint32_t* __rest
 // --- physics (mirrors CpuBackend::equationOfState / densityPass / forcePass) ------------
 
 ATRIUM_HD float equationOfState(const DeviceStep& s, float rho) {
-    return pressureFromDensity(rho, s.tait, s.restDensity, s.eosStiffness, s.clampNegativePressure, s.maxPressure);
+    return pressureFromDensity(rho, s.tait, s.restDensity, s.eosStiffness, s.minPressure, s.maxPressure);
 }
 
 /// The walls near p (box faces, two-sided planes, wall mesh) as missing neighbours;

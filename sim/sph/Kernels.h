@@ -63,9 +63,10 @@ struct SphKernels {
 };
 
 /// Equation of state (Pa): Tait p = B((rho/rho0)^7 - 1) (Becker & Teschner 2007) or
-/// linear p = k (rho - rho0), negative values optionally clamped to 0, and the result
-/// clamped at p_max (Poyart 2016, eq. 2.12). A NaN density stays NaN (blow-up check).
-ATRIUM_HD float pressureFromDensity(float rho, bool tait, float restDensity, float stiffness, bool clampNegative,
+/// linear p = k (rho - rho0), kept within [minPressure, maxPressure] (p_max: Poyart
+/// 2016, eq. 2.12; minPressure 0 for no tension at free surfaces). A NaN density stays
+/// NaN (blow-up check).
+ATRIUM_HD float pressureFromDensity(float rho, bool tait, float restDensity, float stiffness, float minPressure,
                                     float maxPressure) {
     float p;
     if (tait) {
@@ -75,7 +76,7 @@ ATRIUM_HD float pressureFromDensity(float rho, bool tait, float restDensity, flo
     } else {
         p = stiffness * (rho - restDensity);
     }
-    if (clampNegative && p < 0.f) p = 0.f;
+    if (p < minPressure) p = minPressure;
     return maxPressure < p ? maxPressure : p;
 }
 

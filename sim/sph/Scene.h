@@ -35,6 +35,9 @@ struct SolverParameters {
     std::optional<float> linearStiffness; ///< k for the linear EOS (m^2/s^2); default c0^2
     float maxPressure = 1e6f;         ///< p_max clamp (Pa), dissertation eq. 2.12
     bool clampNegativePressure = true; ///< p >= 0: no tension at free surfaces
+    /// Without that clamp: the most tension the fluid carries, p >= -maxTension (Pa);
+    /// unset: no limit.
+    std::optional<float> maxTension;
     float viscosity = 0.01f;          ///< dynamic viscosity mu (Pa s)
     /// Monaghan's artificial viscosity alpha in Becker & Teschner's (2007) WCSPH form:
     /// acts only between approaching particles and keeps low-viscosity fluid from

@@ -134,8 +134,8 @@ constexpr std::string_view kRootFields[] = {
     "name", "parameters", "container", "wall", "fluidBlocks", "emitters", "outlets", "planes"};
 constexpr std::string_view kParameterFields[] = {
     "particleSpacing", "kernelRadius", "referenceDensity", "restDensity", "restDensitySource", "equationOfState",
-    "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "viscosity", "artificialViscosity",
-    "gravity", "cflNumber", "maxTimeStep", "frameRate", "substepsPerFrame", "maxSpeed",
+    "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "maxTension", "viscosity",
+    "artificialViscosity", "gravity", "cflNumber", "maxTimeStep", "frameRate", "substepsPerFrame", "maxSpeed",
     "wallMargin", "wallRestitution", "maxParticles", "zOrder", "domain"};
 constexpr std::string_view kBoxFields[] = {"min", "max"};
 constexpr std::string_view kContainerFields[] = {"min", "max", "restitution"};
@@ -320,6 +320,7 @@ void readParameters(const Reader& r, const json& obj, const std::string& path, S
     optionalF("linearStiffness", p.linearStiffness);
     f("maxPressure", p.maxPressure);
     b("clampNegativePressure", p.clampNegativePressure);
+    optionalF("maxTension", p.maxTension);
     f("viscosity", p.viscosity);
     f("artificialViscosity", p.artificialViscosity);
     ifPresent(obj, path, "gravity", [&](const json& v, const std::string& at) { p.gravity = r.vec3(v, at); });
@@ -651,6 +652,11 @@ void validateScene(Scene& scene, const std::string& sourceName) {
             v.fail(pp + "/linearStiffness", "only used with \"equationOfState\": \"linear\"");
     }
     v.positive(pp + "/maxPressure", p.maxPressure);
+    if (p.maxTension) {
+        v.positive(pp + "/maxTension", *p.maxTension);
+        if (p.clampNegativePressure)
+            v.fail(pp + "/maxTension", "only used with \"clampNegativePressure\": false");
+    }
     v.nonNegative(pp + "/viscosity", p.viscosity);
     v.nonNegative(pp + "/artificialViscosity", p.artificialViscosity);
     v.finite(pp + "/gravity", p.gravity);
@@ -860,6 +866,7 @@ json sceneToJson(const Scene& scene) {
     if (p.restDensity) params["restDensity"] = number(*p.restDensity);
     else params["restDensitySource"] = p.restDensitySource == SolverParameters::RestDensitySource::All ? "all" : "bulk";
     if (p.linearStiffness) params["linearStiffness"] = number(*p.linearStiffness);
+    if (p.maxTension) params["maxTension"] = number(*p.maxTension);
     if (p.domain) params["domain"] = boxJson(*p.domain);
 
     json doc{{"name", scene.name}, {"parameters", std::move(params)}};

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <sstream>
 
@@ -177,7 +178,8 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.equationOfState = p.equationOfState;
     in.eosStiffness = eosStiffness_;
     in.maxPressure = p.maxPressure;
-    in.clampNegativePressure = p.clampNegativePressure;
+    in.minPressure = p.clampNegativePressure ? 0.f
+                     : (p.maxTension ? -*p.maxTension : -std::numeric_limits<float>::max());
     in.viscosity = p.viscosity;
     in.artificialViscosity = p.artificialViscosity;
     in.soundSpeed = p.soundSpeed;

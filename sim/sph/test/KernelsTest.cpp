@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <random>
 
@@ -137,4 +138,28 @@ TEST(Kernels, PressureIsClampedAtTheMaximum) {
     backend->download(FieldPressure, out);
     EXPECT_FLOAT_EQ(out.pressure[0], 5000.f);
     EXPECT_FLOAT_EQ(out.pressure[1], 5000.f);
+}
+
+TEST(Kernels, TensionIsClampedOrBounded) {
+    // Two particles far apart for their kernel: density well below rho0, so the Tait
+    // equation gives a large negative pressure: 0 with the clamp, -maxTension with a
+    // bound, the equation's own value without either.
+    const std::vector<Vec3> pos{{0.f, 0.f, 0.f}, {0.015f, 0.f, 0.f}};
+    const auto pressureWith = [&](float minPressure) {
+        auto backend = makeCpuBackend();
+        backend->setParticles(pos, std::vector<Vec3>(2));
+        StepInput in = twoParticleInput(0.02f);
+        in.restDensity = 1000.f; // the pair's density is ~200 kg/m^3
+        in.eosStiffness = 1e5f;
+        in.minPressure = minPressure;
+        backend->computeDensities(in);
+        HostParticles out;
+        backend->download(FieldPressure | FieldDensity, out);
+        return out;
+    };
+    const HostParticles free = pressureWith(-std::numeric_limits<float>::max());
+    ASSERT_LT(free.density[0], 500.f);
+    ASSERT_LT(free.pressure[0], -1000.f);
+    EXPECT_FLOAT_EQ(pressureWith(0.f).pressure[0], 0.f);
+    EXPECT_FLOAT_EQ(pressureWith(-1000.f).pressure[0], -1000.f);
 }

@@ -28,7 +28,7 @@ constexpr const char* kFullScene = R"({
   "parameters": {
     "particleSpacing": 0.005, "kernelRadius": 0.012, "referenceDensity": 1060,
     "restDensity": 1050, "equationOfState": "linear", "soundSpeed": 15,
-    "linearStiffness": 200, "maxPressure": 2e5, "clampNegativePressure": false,
+    "linearStiffness": 200, "maxPressure": 2e5, "clampNegativePressure": false, "maxTension": 1500,
     "viscosity": 0.0035, "gravity": [0, -9.81, 0], "cflNumber": 0.3, "maxTimeStep": 5e-4,
     "frameRate": 30, "substepsPerFrame": 12, "maxSpeed": 40, "wallMargin": 0.001,
     "wallRestitution": 0.25, "maxParticles": 2e6, "zOrder": true,
@@ -115,6 +115,8 @@ TEST(SceneFile, FullSceneReadsEveryField) {
     EXPECT_FLOAT_EQ(*p.linearStiffness, 200.f);
     EXPECT_FLOAT_EQ(p.maxPressure, 2e5f);
     EXPECT_FALSE(p.clampNegativePressure);
+    ASSERT_TRUE(p.maxTension.has_value());
+    EXPECT_FLOAT_EQ(*p.maxTension, 1500.f);
     EXPECT_FLOAT_EQ(p.viscosity, 0.0035f);
     EXPECT_EQ(p.gravity, (Vec3{0.f, -9.81f, 0.f}));
     EXPECT_FLOAT_EQ(p.cflNumber, 0.3f);
@@ -261,7 +263,7 @@ TEST(SceneFile, FormatCoversEveryFieldOfSceneH) {
     // write it in SceneFile.cpp, document it in docs/scene-format.md, extend the tests,
     // then update the size here (x86-64 sizes; padding may hide a small field).
     if constexpr (sizeof(void*) == 8) {
-        EXPECT_EQ(sizeof(SolverParameters), 136u) << "SolverParameters changed: update the scene format";
+        EXPECT_EQ(sizeof(SolverParameters), 144u) << "SolverParameters changed: update the scene format";
         EXPECT_EQ(sizeof(FluidBlock), 36u) << "FluidBlock changed: update the scene format";
         EXPECT_EQ(sizeof(Emitter), 44u) << "Emitter changed: update the scene format";
         EXPECT_EQ(sizeof(WallMeshSpec), 36u) << "WallMeshSpec changed: update the scene format";
@@ -394,6 +396,13 @@ TEST(SceneFileErrors, ImpossibleValues) {
     expectError(doc, "/parameters/linearStiffness", "only used with \"equationOfState\": \"linear\"");
     doc["parameters"]["equationOfState"] = "linear";
     EXPECT_NO_THROW(parseScene(doc.dump(), "test.json"));
+    doc = baseScene();
+    doc["parameters"]["maxTension"] = 1000;
+    expectError(doc, "/parameters/maxTension", "only used with \"clampNegativePressure\": false");
+    doc["parameters"]["clampNegativePressure"] = false;
+    EXPECT_NO_THROW(parseScene(doc.dump(), "test.json"));
+    doc["parameters"]["maxTension"] = -5;
+    expectError(doc, "/parameters/maxTension", "");
 }
 
 TEST(SceneFileErrors, NumbersTooLargeForAFloat) {
