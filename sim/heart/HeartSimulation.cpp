@@ -80,8 +80,10 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     p.gravity = {}; // the heart's own motion dominates; patients lie in any orientation
     p.maxParticles = settings_.maxParticles;
     p.maxSpeed = 20.f;
-    p.clampNegativePressure = settings_.diastolicSuctionPa == 0.0;
-    if (settings_.diastolicSuctionPa > 0.0) p.maxTension = float(settings_.diastolicSuctionPa);
+    // No tension while the blood is relaxed or filled (it would pull the seeded lattice
+    // together and pair particles up: the tensile instability); from the beat on, see
+    // step().
+    p.clampNegativePressure = true;
     p.wallRestitution = 0.f;
     const sph::Aabb b = cycleBounds(heart_);
     const float pad = 4.f * p.kernelRadius;
@@ -199,6 +201,12 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
         throw PreparationCancelled();
     filling_ = fillEnd > 0.0;
     beatStart_ = fillEnd;
+    if (!filling_) startBeat();
+}
+
+void HeartSimulation::startBeat() {
+    filling_ = false;
+    if (settings_.diastolicSuctionPa > 0.0) solver_->setMaxTension(float(settings_.diastolicSuctionPa));
 }
 
 double HeartSimulation::heartTime() const { return filling_ ? 0.0 : solver_->time() - beatStart_; }
@@ -359,7 +367,7 @@ void HeartSimulation::updateWall(double cycleFraction) {
 }
 
 void HeartSimulation::step() {
-    if (filling_ && solver_->time() >= beatStart_) filling_ = false;
+    if (filling_ && solver_->time() >= beatStart_) startBeat();
     if (!filling_) {
         // The wall follows the blood's clock: re-posed at least every sub-frame (or
         // every wallTravelPerUpdate spacings of travel), and moved on by its velocity

@@ -145,6 +145,8 @@ public:
 
 private:
     void updateWall(double cycleFraction);
+    /// The fill is done: the wall starts to move and the blood may carry tension.
+    void startBeat();
     /// Valve planes for the pose at `cycleFraction`.
     void updateValves(double cycleFraction);
     /// Samples the LV volume rate of wallAt() over the cycle (constructor).

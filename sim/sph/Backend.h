@@ -43,6 +43,7 @@ struct StepInput {
     float eosStiffness = 0.f; ///< B (Tait) or k (linear)
     float maxPressure = 0.f;
     float minPressure = 0.f; ///< Pa: 0 (clampNegativePressure), -maxTension or -FLT_MAX
+    float backgroundPressure = 0.f; ///< Pa added to every pressure (maxTension, see Scene.h)
     float viscosity = 0.f;
     float artificialViscosity = 0.f; ///< alpha
     float soundSpeed = 0.f;          ///< c0 (m/s), for the artificial viscosity

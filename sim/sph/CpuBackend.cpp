@@ -242,7 +242,8 @@ private:
 
     static float equationOfState(const StepInput& in, float rho) {
         return pressureFromDensity(rho, in.equationOfState == EquationOfState::Tait, in.restDensity, in.eosStiffness,
-                                   in.minPressure, in.maxPressure);
+                                   in.minPressure, in.maxPressure) +
+               in.backgroundPressure;
     }
 
     WallNeighbourhood wallsNear(const StepInput& in, Vec3 p, const WallFieldView* wall) const {

@@ -731,6 +731,7 @@ private:
         s.soundSpeed = in.soundSpeed;
         s.tait = in.equationOfState == EquationOfState::Tait ? 1 : 0;
         s.minPressure = in.minPressure;
+        s.backgroundPressure = in.backgroundPressure;
         s.gravity = in.gravity;
         if (in.container) {
             s.container = *in.container;

@@ -52,6 +52,7 @@ struct DeviceStep {
     float soundSpeed = 0.f;
     int tait = 1;
     float minPressure = 0.f;
+    float backgroundPressure = 0.f;
     Vec3 gravity;
     BoxContainer container;
     int hasContainer = 0;
@@ -133,7 +134,8 @@ ATRIUM_HD void forEachCandidate(const DeviceGrid& g, const std::uint32_t* __rest
 // --- physics (mirrors CpuBackend::equationOfState / densityPass / forcePass) ------------
 
 ATRIUM_HD float equationOfState(const DeviceStep& s, float rho) {
-    return pressureFromDensity(rho, s.tait, s.restDensity, s.eosStiffness, s.minPressure, s.maxPressure);
+    return pressureFromDensity(rho, s.tait, s.restDensity, s.eosStiffness, s.minPressure, s.maxPressure) +
+           s.backgroundPressure;
 }
 
 /// The walls near p (box faces, two-sided planes, wall mesh) as missing neighbours;

@@ -36,7 +36,11 @@ struct SolverParameters {
     float maxPressure = 1e6f;         ///< p_max clamp (Pa), dissertation eq. 2.12
     bool clampNegativePressure = true; ///< p >= 0: no tension at free surfaces
     /// Without that clamp: the most tension the fluid carries, p >= -maxTension (Pa);
-    /// unset: no limit.
+    /// unset: no limit. The solver then adds maxTension to every pressure inside its
+    /// force computation - a background pressure (Morris, Fox & Zhu 1997) - so that no
+    /// pair of particles attracts: under raw tension the spiky gradient, largest at
+    /// r -> 0, pulls neighbours together and pairs them up (the tensile instability).
+    /// Pressures read back are without it.
     std::optional<float> maxTension;
     float viscosity = 0.01f;          ///< dynamic viscosity mu (Pa s)
     /// Monaghan's artificial viscosity alpha in Becker & Teschner's (2007) WCSPH form:

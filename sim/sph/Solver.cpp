@@ -180,6 +180,7 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.maxPressure = p.maxPressure;
     in.minPressure = p.clampNegativePressure ? 0.f
                      : (p.maxTension ? -*p.maxTension : -std::numeric_limits<float>::max());
+    in.backgroundPressure = backgroundPressure();
     in.viscosity = p.viscosity;
     in.artificialViscosity = p.artificialViscosity;
     in.soundSpeed = p.soundSpeed;
@@ -378,6 +379,13 @@ void Solver::setPlaneKind(std::size_t index, PlaneKind kind) {
     scene_.planes[index].kind = kind;
 }
 
+void Solver::setMaxTension(std::optional<float> maxTension) {
+    if (maxTension && !(*maxTension > 0.f && std::isfinite(*maxTension)))
+        throw std::invalid_argument("setMaxTension: the tension must be positive and finite");
+    scene_.parameters.clampNegativePressure = !maxTension;
+    scene_.parameters.maxTension = maxTension;
+}
+
 void Solver::setEmitterSpeed(std::size_t index, float speed) {
     if (index >= scene_.emitters.size())
         throw std::out_of_range("setEmitterSpeed: emitter " + std::to_string(index) + " of " +
@@ -395,7 +403,16 @@ void Solver::setParticles(const std::vector<Vec3>& positions, const std::vector<
 
 std::size_t Solver::particleCount() const { return backend_->size(); }
 
-void Solver::read(unsigned fields, HostParticles& out) const { backend_->download(fields, out); }
+float Solver::backgroundPressure() const {
+    const SolverParameters& p = scene_.parameters;
+    return !p.clampNegativePressure && p.maxTension ? *p.maxTension : 0.f;
+}
+
+void Solver::read(unsigned fields, HostParticles& out) const {
+    backend_->download(fields, out);
+    if (const float b = backgroundPressure(); b != 0.f && (fields & FieldPressure))
+        for (float& p : out.pressure) p -= b;
+}
 
 SimulationStats Solver::stats() const {
     HostParticles h;

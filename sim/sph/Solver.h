@@ -101,6 +101,10 @@ public:
     /// come every spacing / speed seconds and leave at that speed; 0 pauses it. Throws
     /// std::out_of_range for a bad index, std::invalid_argument for a negative speed.
     void setEmitterSpeed(std::size_t index, float speed);
+    /// Lets the fluid carry tension down to -maxTension (Pa), or none (nullopt: negative
+    /// pressures clamped at 0), from the next step on. Throws std::invalid_argument
+    /// unless maxTension is positive and finite.
+    void setMaxTension(std::optional<float> maxTension);
 
     /// Replaces all particles (e.g. to restore a snapshot); the rest density stays.
     void setParticles(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities);
@@ -131,6 +135,7 @@ public:
 private:
     void initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallVelocity);
     StepInput makeStepInput(float dt, double stepStart) const;
+    float backgroundPressure() const; // Pa, see SolverParameters::maxTension
     float cflTimeStep() const;
     void seed();
     void emit(float dt);
