@@ -7,6 +7,8 @@
 #include <tbb/global_control.h>
 
 #include <algorithm>
+#include <iostream>
+#include <optional>
 #include <random>
 
 using namespace atrium::sph;
@@ -122,6 +124,42 @@ TEST(Solver, SceneRestDensityOverridesTheMean) {
     Scene s = boxScene({0.2f, 0.2f, 0.2f}, {{0.02f, 0.02f, 0.02f}, {0.1f, 0.1f, 0.1f}});
     s.parameters.restDensity = 1234.f;
     EXPECT_FLOAT_EQ(Solver(s).restDensity(), 1234.f);
+}
+
+TEST(Solver, BoundedTensionNeitherExceedsItsLimitNorPairsParticles) {
+    // A block under tension (its rest density set 3 % above its lattice's), no gravity.
+    // With maxTension every pressure read back is >= -maxTension and the bulk sits at
+    // the limit; the background pressure keeps neighbours from attracting, so the
+    // lattice stays apart. Without it (tension unbounded) the particles pair up.
+    const float spacing = 0.01f;
+    const auto run = [&](std::optional<float> maxTension) {
+        Scene s = boxScene({0.2f, 0.2f, 0.2f}, {{0.05f, 0.05f, 0.05f}, {0.15f, 0.15f, 0.15f}}, spacing);
+        s.parameters.gravity = {};
+        s.parameters.clampNegativePressure = false;
+        s.parameters.maxTension = maxTension;
+        s.parameters.restDensity = 1.03f * Solver(boxScene({0.2f, 0.2f, 0.2f},
+                                                           {{0.05f, 0.05f, 0.05f}, {0.15f, 0.15f, 0.15f}}, spacing))
+                                              .restDensity();
+        Solver solver(s);
+        for (int i = 0; i < 300; ++i) solver.step();
+        HostParticles h;
+        solver.read(FieldPosition | FieldPressure, h);
+        float closest = 1e9f, lowest = 1e9f;
+        for (std::size_t i = 0; i < h.position.size(); ++i) {
+            lowest = std::min(lowest, h.pressure[i]);
+            for (std::size_t j = i + 1; j < h.position.size(); ++j)
+                closest = std::min(closest, length(h.position[i] - h.position[j]));
+        }
+        return std::pair{closest / spacing, lowest};
+    };
+    const auto [bounded, lowest] = run(500.f);
+    const auto [unbounded, unboundedLowest] = run(std::nullopt);
+    std::cout << "[ measured ] closest pair " << bounded << " spacings with maxTension 500 Pa (lowest pressure "
+              << lowest << " Pa), " << unbounded << " unbounded (" << unboundedLowest << " Pa)\n";
+    EXPECT_GE(lowest, -500.f * 1.0001f);
+    EXPECT_LT(lowest, -490.f);
+    EXPECT_GT(bounded, 0.5f);
+    EXPECT_LT(unbounded, 0.5f * bounded);
 }
 
 TEST(Solver, DeterministicForTheSameThreadCount) {
