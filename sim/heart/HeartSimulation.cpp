@@ -81,8 +81,7 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     p.maxParticles = settings_.maxParticles;
     p.maxSpeed = 20.f;
     // No tension while the blood is relaxed or filled (it would pull the seeded lattice
-    // together and pair particles up: the tensile instability); from the beat on, see
-    // step().
+    // together); from the beat on, see startBeat().
     p.clampNegativePressure = true;
     p.wallRestitution = 0.f;
     const sph::Aabb b = cycleBounds(heart_);

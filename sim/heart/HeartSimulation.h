@@ -58,7 +58,8 @@ struct HeartSimulationSettings {
     /// heart, where the left ventricle's pressure falls a few mmHg below the atrium's.
     /// 1 kPa (7.5 mmHg) bounds the jets this drives to ~sqrt(2 p / rho) = 1.4 m/s;
     /// without a bound the tension built up while both valves are shut threw 9 m/s
-    /// jets when the mitral valve opened. 0: pressures clamped at 0 - nothing pulls
+    /// jets when the mitral valve opened. It applies from the beat's start (not while
+    /// the seeded blood relaxes). 0: pressures clamped at 0 - nothing pulls
     /// blood into the growing ventricle, which then ended diastole at ~0.85 rho0 with
     /// ~80 % of its blood (docs/PERFORMANCE.md).
     double diastolicSuctionPa = 1000.0;
