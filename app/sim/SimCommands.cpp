@@ -363,6 +363,7 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                 r["wall_field_last_build_ms"] = {
                     {"mesh", b.meshMs}, {"band", b.bandMs}, {"sign", b.signMs}, {"thin_cells", b.thinMs}};
                 r["wall_field_thin_cells"] = field->thinCellCount();
+                r["wall_field_bytes"] = field->bytes();
             }
         }
         out << (json ? r.dump() : r.dump(2)) << "\n";

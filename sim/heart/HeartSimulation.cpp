@@ -59,8 +59,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     : heart_(heart), cycleSeconds_(cycleSeconds), anatomy_(std::move(anatomy)), settings_(settings) {
     if (!(cycleSeconds_ > 0.0)) throw std::invalid_argument("heart: cycleSeconds must be > 0");
     if (!(settings_.particleSpacingMm > 0.0)) throw std::invalid_argument("heart: particleSpacingMm must be > 0");
-    if (!(settings_.wallTravelPerUpdate >= 0.0))
-        throw std::invalid_argument("heart: wallTravelPerUpdate must be >= 0");
+    if (!(settings_.wallTravelPerUpdate > 0.0))
+        throw std::invalid_argument("heart: wallTravelPerUpdate must be > 0");
     if (!(settings_.inflowSpeed >= 0.0) || !std::isfinite(settings_.inflowSpeed))
         throw std::invalid_argument("heart: inflowSpeed must be finite and >= 0");
     if (!(settings_.diastolicSuctionPa >= 0.0) || !std::isfinite(settings_.diastolicSuctionPa))
@@ -192,6 +192,10 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
         }
     }
     sampleVolumeRates();
+    // Poses evenly spaced in the cycle, so that the fastest point of the wall travels
+    // at most wallTravelPerUpdate spacings from one to the next; at least one per phase.
+    const double travel = settings_.wallTravelPerUpdate * settings_.particleSpacingMm;
+    posesPerCycle_ = int(std::clamp(std::ceil(cycleSeconds_ * maxWallSpeedMmPerS_ / travel), double(phases), 1e6));
 
     solver_ = std::make_unique<sph::Solver>(std::move(scene), settings_.backend, wallM_, &velocityM_);
     // A lattice cut by curved walls starts a few per cent off its rest density; let
@@ -350,7 +354,7 @@ void HeartSimulation::updateValves(double cycleFraction) {
     valves_ = v;
 }
 
-void HeartSimulation::updateWall(double cycleFraction) {
+void HeartSimulation::updateWall(double cycleFraction, double poseTime) {
     const auto t0 = std::chrono::steady_clock::now();
     wallAt(cycleFraction, wallMm_, velocityMm_);
     wallM_.triangles = wallMm_.triangles; // reuses capacity
@@ -360,7 +364,7 @@ void HeartSimulation::updateWall(double cycleFraction) {
         wallM_.vertices[i] = wallMm_.vertices[i] * kMm;
         velocityM_[i] = filling_ ? sph::Vec3{} : velocityMm_[i] * kMm; // mm/s -> m/s
     }
-    solver_->setWallMesh(wallM_, &velocityM_, true);
+    solver_->setWallMesh(wallM_, &velocityM_, poseTime);
     meshUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
     ++meshUpdates_;
 }
@@ -368,19 +372,17 @@ void HeartSimulation::updateWall(double cycleFraction) {
 void HeartSimulation::step() {
     if (filling_ && solver_->time() >= beatStart_) startBeat();
     if (!filling_) {
-        // The wall follows the blood's clock: re-posed at least every sub-frame (or
-        // every wallTravelPerUpdate spacings of travel), and moved on by its velocity
-        // in between by the field itself, so it never jumps by its whole travel.
-        const double interval = std::min(
-            cycleSeconds_ / heart_.frameCount(),
-            settings_.wallTravelPerUpdate * settings_.particleSpacingMm / std::max(maxWallSpeedMmPerS_, 1e-9));
-        const double now = solver_->time();
-        if (lastWallUpdate_ < 0.0 || now - lastWallUpdate_ >= interval) {
-            lastWallUpdate_ = now;
-            const double cycles = (now - beatStart_) / cycleSeconds_;
-            updateWall(cycles - std::floor(cycles));
-            updateValves(cycles - std::floor(cycles));
+        // The wall follows the blood's clock: posed at the last of the cycle's
+        // wallPosesPerCycle() poses, and moved on from there by its velocity by the
+        // field itself, so it never jumps by its whole travel.
+        const double cycles = (solver_->time() - beatStart_) / cycleSeconds_;
+        const auto pose = std::int64_t(std::floor(cycles * posesPerCycle_));
+        if (pose != currentPose_) {
+            currentPose_ = pose;
+            const double poseCycles = double(pose) / posesPerCycle_;
+            updateWall(poseCycles - std::floor(poseCycles), beatStart_ + poseCycles * cycleSeconds_);
         }
+        updateValves(cycles - std::floor(cycles));
     }
     solver_->step();
 }

@@ -1,7 +1,7 @@
 #pragma once
 // Blood pumped by a moving heart wall (Poyart 2016, 3.5.6): the solver of sim/sph runs
-// inside the interpolated heart mesh, re-posed every few solver steps so that it never
-// moves more than a small fraction of a particle spacing at once. Planes at the mitral
+// inside the interpolated heart mesh, posed at evenly spaced moments of the cycle and
+// moved on by its own velocity in between, so that it never jumps. Planes at the mitral
 // and aortic valves open (one-way) and close (no crossing) with the cycle: the mitral
 // while the ventricle fills, the aortic while it empties, both shut while its volume
 // holds (isovolumic), read from the wall's own motion. An emitter in the left atrium
@@ -75,14 +75,17 @@ struct HeartSimulationSettings {
     /// 20 m/s. See docs/PERFORMANCE.md, "Blood in the beating phantom".
     double soundSpeed = 10.0;
     double viscosity = 0.0035;        ///< blood, Pa s
-    /// The wall is re-posed whenever its fastest point may have moved this fraction of
-    /// a particle spacing since the last pose (at least every sub-frame of the heart);
-    /// 0 re-poses it at every solver step (one field rebuild per step). Between poses
-    /// the field moves the wall on by its velocity (Solver::setWallMesh's `advance`),
-    /// so a re-pose only corrects the curvature of the motion - about 0.03 mm over a
-    /// sub-frame of the adult phantom, where re-posing a still wall used to shove the
-    /// blood by the whole travel (which at a quarter spacing blew the simulation up).
-    double wallTravelPerUpdate = 0.5;
+    /// The wall is posed at evenly spaced moments of the cycle (wallPosesPerCycle()),
+    /// between which its fastest point moves at most this many particle spacings (> 0;
+    /// at least one pose per phase). Between poses the field moves the wall on by its
+    /// velocity (Solver::setWallMesh's `poseTime`), so a pose only corrects the
+    /// curvature of the motion, where posing a still wall used to shove the blood by
+    /// the whole travel (which at a quarter spacing blew the simulation up). With the
+    /// adult phantom at 15k particles, 1 spacing (98 poses per beat) ends diastole with
+    /// the same blood in the ventricle as every sub-frame (0.34 spacings, 240 poses)
+    /// within 0.6 %; 2 spacings (49 poses) within 0.3 %, but 2 % less dense in mid
+    /// diastole (docs/PERFORMANCE.md).
+    double wallTravelPerUpdate = 1.0;
     sph::BackendKind backend = sph::BackendKind::Cpu;
 
     /// Default settings with the spacing that puts about `particles` particles into a
@@ -109,7 +112,7 @@ public:
     HeartSimulation(const MovingHeartMesh& heart, double cycleSeconds, HeartAnatomy anatomy,
                     HeartSimulationSettings settings, const std::function<bool(double fraction)>& preparing = {});
 
-    /// One solver sub-step; the wall moves to the next sub-frame when one is due.
+    /// One solver sub-step; the wall takes its next pose when one is due.
     void step();
     /// Steps until the heart has beaten `beats` more times.
     void runBeats(double beats, const std::function<void(double fraction)>& progress = {});
@@ -142,10 +145,13 @@ public:
     double ventricleVolumeRateMlPerS(double cycleFraction) const;
     /// Time spent re-sampling the heart mesh and rebuilding the wall field (ms).
     double meshUpdateMs() const { return meshUpdateMs_; }
+    /// How many poses of the wall one cycle has (see wallTravelPerUpdate).
+    int wallPosesPerCycle() const { return posesPerCycle_; }
     std::uint64_t meshUpdates() const { return meshUpdates_; }
 
 private:
-    void updateWall(double cycleFraction);
+    /// Poses the wall at `cycleFraction`, the pose of solver time `poseTime` (s).
+    void updateWall(double cycleFraction, double poseTime);
     /// The fill is done: the wall starts to move and the blood may carry tension.
     void startBeat();
     /// Valve planes for the pose at `cycleFraction`.
@@ -173,7 +179,8 @@ private:
     std::optional<std::size_t> mitralPlane_, aorticPlane_;
     Valves valves_;
     double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
-    double lastWallUpdate_ = -1.0;    // solver time of the last pose (s)
+    int posesPerCycle_ = 1;
+    std::int64_t currentPose_ = -1;   // poses since the beat started; -1: none yet
     double meshUpdateMs_ = 0.0;
     std::uint64_t meshUpdates_ = 0;
     sph::TriangleMesh wallMm_, wallM_;

@@ -351,11 +351,12 @@ void Solver::updateAnalyticWall() {
         mesh.vertices[i] = w.center + offset * scale;
         velocity[i] = offset * scaleRate;
     }
-    setWallMesh(mesh, &velocity, true);
+    setWallMesh(mesh, &velocity, time_);
     wallTime_ = time_;
 }
 
-void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities, bool advance) {
+void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities,
+                         std::optional<double> poseTime) {
     if (!wall_) wall_ = std::make_unique<WallDistanceField>();
     if (!wallMesh_) wallMesh_ = std::make_unique<TriangleMesh>();
     *wallMesh_ = mesh;
@@ -364,8 +365,8 @@ void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vert
     settings.margin = scene_.parameters.wallMargin;
     const auto t0 = std::chrono::steady_clock::now();
     wall_->build(*wallMesh_, vertexVelocities, settings);
-    wallPoseTime_ = time_;
-    wallAdvances_ = advance && vertexVelocities != nullptr;
+    wallPoseTime_ = poseTime.value_or(time_);
+    wallAdvances_ = poseTime && vertexVelocities != nullptr;
     backend_->setWall(wall_.get());
     wallUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }

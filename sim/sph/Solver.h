@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -81,12 +82,13 @@ public:
     bool relax(int steps, const std::function<bool(double fraction)>& progress = {});
 
     /// Replaces the wall mesh (e.g. the next heart sub-frame). Vertex velocities (m/s),
-    /// if given, make the wall push the fluid; the wall field is rebuilt. With `advance`,
-    /// the mesh is the pose at the current time() and the field moves the wall on by
-    /// those velocities until the next call (to first order, WallFieldView::poseAge), so
-    /// a moving wall need not be re-posed every step to move smoothly.
+    /// if given, make the wall push the fluid; the wall field is rebuilt. With a
+    /// `poseTime` (s, on the solver's clock, at most time()), the mesh is the wall's pose
+    /// at that time and the field moves the wall on by those velocities until the next
+    /// call (to first order, WallFieldView::poseAge), so a moving wall need not be
+    /// re-posed every step to move smoothly. Without one the wall stands still.
     void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr,
-                     bool advance = false);
+                     std::optional<double> poseTime = std::nullopt);
     const TriangleMesh* wallMesh() const;
     /// The wall's distance field (null without a wall mesh), e.g. for its build times.
     const WallDistanceField* wallField() const { return wall_.get(); }
@@ -159,7 +161,7 @@ private:
     double time_ = 0.0;
     double wallTime_ = 0.0; // when the analytic wall was last re-sampled
     double wallPoseTime_ = 0.0; // time() of the wall field's pose
-    bool wallAdvances_ = false; // setWallMesh(..., advance = true)
+    bool wallAdvances_ = false; // setWallMesh(..., poseTime) with velocities
     std::uint64_t steps_ = 0;
     std::uint64_t lastPairs_ = 0;
     double wallUpdateMs_ = 0.0;
