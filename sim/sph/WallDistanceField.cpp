@@ -755,14 +755,9 @@ void WallDistanceField::buildThinCells() {
         thin += local;
     });
     thinCells_ = thin.load();
-    std::uint32_t* start = cellTriangleStart_.data();
-    const std::size_t used = cellCount + 1;
     cellTriangles_.clear();
     if (thinCells_ == 0) {
-        // All zero, as the view requires; only the entries written by the last build
-        // that had thin cells need clearing (usually none).
-        std::fill(start, start + cellStartDirtyEnd_, 0u);
-        cellStartDirtyEnd_ = 0;
+        writeCellStarts({}, nullptr);
         return;
     }
 
@@ -896,17 +891,122 @@ void WallDistanceField::buildThinCells() {
             std::copy(from, from + (listStart[q + 1] - listStart[q]), list + listStart[q]);
         }
     });
-    // CSR starts for every cell: cells up to thin cell q start at its list, cells past
-    // the last one at the end. Entries past this grid left by an earlier build are cleared.
-    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thinList.size() + 1, 64), [&](const tbb::blocked_range<std::size_t>& r) {
+    writeCellStarts(thinList, listStart.data());
+}
+
+void WallDistanceField::writeCellStarts(const std::vector<std::uint32_t>& thin, const std::uint32_t* listStart) {
+    std::uint32_t* start = cellTriangleStart_.data();
+    if (thin.empty()) {
+        // All zero, as the view requires; only the entries written by the last build
+        // that had thin cells need clearing (usually none).
+        std::fill(start, start + cellStartDirtyEnd_, 0u);
+        cellStartDirtyEnd_ = 0;
+        return;
+    }
+    // Cells up to thin cell q start at its list, cells past the last one at the end.
+    // Entries past this grid left by an earlier build are cleared.
+    const std::size_t used = cellCount_ + 1;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thin.size() + 1, 64), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t q = r.begin(); q != r.end(); ++q) {
-            const std::size_t from = q == 0 ? 0 : std::size_t(thinList[q - 1]) + 1;
-            const std::size_t to = q == thinList.size() ? used : std::size_t(thinList[q]) + 1;
+            const std::size_t from = q == 0 ? 0 : std::size_t(thin[q - 1]) + 1;
+            const std::size_t to = q == thin.size() ? used : std::size_t(thin[q]) + 1;
             std::fill(start + from, start + to, listStart[q]);
         }
     });
     if (cellStartDirtyEnd_ > used) std::fill(start + used, start + cellStartDirtyEnd_, 0u);
     cellStartDirtyEnd_ = used;
+}
+
+WallDistanceField::Snapshot WallDistanceField::snapshot() const {
+    if (empty()) throw std::logic_error("WallDistanceField::snapshot: the field was not built");
+    Snapshot s;
+    const std::size_t T = triangles_.size() / 3;
+    s.mesh.vertices = vertices_;
+    s.mesh.triangles.resize(T);
+    std::memcpy(s.mesh.triangles.data(), triangles_.data(), 3 * T * sizeof(std::uint32_t));
+    s.vertexVelocities = vertexVelocities_;
+    s.settings = settings_;
+    s.origin = origin_;
+    s.cellSize = cellSize_;
+    s.band = band_;
+    s.nx = nx_;
+    s.ny = ny_;
+    s.nz = nz_;
+    s.thinCellCount = thinCells_;
+    s.inside.assign((nodeCount_ + 63) / 64, 0);
+    for (std::size_t n = 0; n < nodeCount_; ++n) {
+        if (std::signbit(phi_[n])) s.inside[n / 64] |= std::uint64_t(1) << (n % 64);
+        if (nodeBand_[n]) {
+            s.bandNodes.push_back(std::uint32_t(n));
+            s.bandPhi.push_back(phi_[n]);
+            s.bandVelocity.push_back(nodeVelocity_[n]);
+        }
+    }
+    s.thinStart.push_back(0);
+    for (std::size_t c = 0; c < cellCount_; ++c)
+        if (cellTriangleStart_[c + 1] > cellTriangleStart_[c]) {
+            s.thinCells.push_back(std::uint32_t(c));
+            s.thinStart.push_back(cellTriangleStart_[c + 1]);
+        }
+    s.cellTriangles = cellTriangles_;
+    return s;
+}
+
+void WallDistanceField::restore(const Snapshot& s) {
+    updateTopology(s.mesh);
+    vertices_ = s.mesh.vertices;
+    vertexVelocities_ = s.vertexVelocities;
+    computeNormals();
+    settings_ = s.settings;
+    origin_ = s.origin;
+    cellSize_ = s.cellSize;
+    band_ = s.band;
+    nx_ = s.nx;
+    ny_ = s.ny;
+    nz_ = s.nz;
+    meshBounds_ = s.mesh.bounds();
+    thinCells_ = s.thinCellCount;
+    const std::size_t nodeCount = std::size_t(nx_) * ny_ * nz_;
+    const std::size_t cellCount = std::size_t(nx_ - 1) * (ny_ - 1) * (nz_ - 1);
+    // As in build(): grow only, and keep velocities zero wherever nodeBand_ is 0.
+    auto grow = [](auto& vec, std::size_t n) {
+        if (vec.size() < n) vec.resize(n);
+    };
+    grow(phi_, nodeCount);
+    grow(nodeVelocity_, nodeCount);
+    grow(nodeBand_, nodeCount);
+    grow(nodeKey_, nodeCount);
+    grow(cellTriangleStart_, cellCount + 1);
+    grow(cellThin_, cellCount);
+    nodeCount_ = nodeCount;
+    cellCount_ = cellCount;
+    const float band = band_;
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.inside.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
+        for (std::size_t w = r.begin(); w != r.end(); ++w) {
+            const std::size_t end = std::min(nodeCount, 64 * w + 64);
+            for (std::size_t n = 64 * w; n < end; ++n) {
+                phi_[n] = (s.inside[w] >> (n % 64)) & 1u ? -band : band;
+                if (nodeBand_[n]) {
+                    nodeVelocity_[n] = Vec3{};
+                    nodeBand_[n] = 0;
+                }
+            }
+        }
+    });
+    for (std::size_t b = 0; b < s.bandNodes.size(); ++b) {
+        const std::uint32_t n = s.bandNodes[b];
+        phi_[n] = s.bandPhi[b];
+        nodeVelocity_[n] = s.bandVelocity[b];
+        nodeBand_[n] = 1;
+    }
+    cellTriangles_ = s.cellTriangles;
+    writeCellStarts(s.thinCells, s.thinStart.data());
+}
+
+std::size_t WallDistanceField::Snapshot::bytes() const {
+    auto b = [](const auto& vec) { return vec.capacity() * sizeof(typename std::decay_t<decltype(vec)>::value_type); };
+    return sizeof(Snapshot) + b(mesh.vertices) + b(mesh.triangles) + b(vertexVelocities) + b(inside) + b(bandNodes) +
+           b(bandPhi) + b(bandVelocity) + b(thinCells) + b(thinStart) + b(cellTriangles);
 }
 
 WallFieldView WallDistanceField::view() const {

@@ -814,6 +814,82 @@ TEST(WallDistanceField, RebuildingOneFieldEqualsFreshBuilds) {
     }
 }
 
+TEST(WallDistanceField, RestoredSnapshotsEqualFreshBuilds) {
+    // Snapshots of a pulsing sphere and of a thin slab (thin cells), restored in turn into
+    // one field between builds of other meshes (grids of other sizes): each restore must
+    // give exactly the field built from that mesh, and a build after a restore exactly
+    // a fresh build.
+    const TriangleMesh base = TriangleMesh::icosphere({}, 0.05f, 4);
+    struct Frame {
+        TriangleMesh mesh;
+        float h;
+    };
+    std::vector<Frame> frames;
+    for (int f = 0; f < 3; ++f) {
+        TriangleMesh m = base;
+        for (Vec3& x : m.vertices) x = x * (1.f + 0.15f * float(f)) + Vec3{0.003f * float(f), 0.f, 0.f};
+        frames.push_back({m, 0.0025f});
+    }
+    frames.push_back({makeBox({0.f, 0.f, 0.f}, {0.2f, 0.2f, 0.006f}), 0.004f});
+    std::vector<std::vector<Vec3>> velocities;
+    std::vector<WallDistanceField::Snapshot> snapshots;
+    for (std::size_t f = 0; f < frames.size(); ++f) {
+        velocities.push_back(randomVelocities(frames[f].mesh.vertices.size(), unsigned(f)));
+        WallDistanceField field;
+        field.build(frames[f].mesh, &velocities[f], cells(frames[f].h));
+        snapshots.push_back(field.snapshot());
+        // Compact where most of the grid is off the band (not so for the slab).
+        if (f < 3) {
+            EXPECT_LT(snapshots.back().bytes(), field.bytes() / 2) << "frame " << f;
+        }
+    }
+    EXPECT_GT(snapshots.back().thinCellCount, 0u) << "the slab should have thin cells";
+
+    const auto expectSame = [](const WallDistanceField& got, const WallDistanceField& want, const std::string& what) {
+        const WallFieldView a = got.view(), b = want.view();
+        ASSERT_EQ(a.nx, b.nx) << what;
+        ASSERT_EQ(a.ny, b.ny) << what;
+        ASSERT_EQ(a.nz, b.nz) << what;
+        EXPECT_EQ(a.origin.x, b.origin.x) << what;
+        EXPECT_EQ(a.band, b.band) << what;
+        EXPECT_EQ(std::memcmp(a.phi, b.phi, a.nodeCount * sizeof(float)), 0) << what;
+        EXPECT_EQ(std::memcmp(a.wallVelocity, b.wallVelocity, a.nodeCount * sizeof(Vec3)), 0) << what;
+        EXPECT_EQ(std::memcmp(a.cellTriangleStart, b.cellTriangleStart, (a.cellCount + 1) * sizeof(std::uint32_t)), 0)
+            << what;
+        ASSERT_EQ(a.cellTriangleCount, b.cellTriangleCount) << what;
+        if (a.cellTriangleCount > 0) {
+            EXPECT_EQ(std::memcmp(a.cellTriangles, b.cellTriangles, a.cellTriangleCount * sizeof(std::uint32_t)), 0)
+                << what;
+        }
+        ASSERT_EQ(a.vertexCount, b.vertexCount) << what;
+        ASSERT_EQ(a.triangleCount, b.triangleCount) << what;
+        EXPECT_EQ(std::memcmp(a.vertices, b.vertices, a.vertexCount * sizeof(Vec3)), 0) << what;
+        EXPECT_EQ(std::memcmp(a.vertexVelocities, b.vertexVelocities, a.vertexCount * sizeof(Vec3)), 0) << what;
+        EXPECT_EQ(std::memcmp(a.vertexNormals, b.vertexNormals, a.vertexCount * sizeof(Vec3)), 0) << what;
+        EXPECT_EQ(std::memcmp(a.faceNormals, b.faceNormals, a.triangleCount * sizeof(Vec3)), 0) << what;
+        EXPECT_EQ(std::memcmp(a.edgeNormals, b.edgeNormals, 3 * a.triangleCount * sizeof(Vec3)), 0) << what;
+        EXPECT_EQ(got.thinCellCount(), want.thinCellCount()) << what;
+    };
+    WallDistanceField reused;
+    const std::size_t order[] = {2, 0, 3, 1, 2, 3};
+    for (std::size_t step = 0; step < std::size(order); ++step) {
+        const std::size_t f = order[step];
+        WallDistanceField fresh;
+        fresh.build(frames[f].mesh, &velocities[f], cells(frames[f].h));
+        reused.restore(snapshots[f]);
+        expectSame(reused, fresh, "restore of frame " + std::to_string(f) + " at step " + std::to_string(step));
+        // A build over the restored field (another frame) is a fresh build too.
+        const std::size_t g = order[(step + 1) % std::size(order)];
+        WallDistanceField freshG;
+        freshG.build(frames[g].mesh, &velocities[g], cells(frames[g].h));
+        WallDistanceField rebuilt;
+        rebuilt.restore(snapshots[f]);
+        rebuilt.build(frames[g].mesh, &velocities[g], cells(frames[g].h));
+        expectSame(rebuilt, freshG, "build of frame " + std::to_string(g) + " after restoring " + std::to_string(f));
+    }
+    EXPECT_THROW(WallDistanceField().snapshot(), std::logic_error);
+}
+
 // ---------------------------------------------------------------- input validation
 
 TEST(WallDistanceField, RejectsBadInputWithAMessage) {
