@@ -289,12 +289,27 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         std::unique_ptr<heart::HeartSimulation> heartSim;
         std::unique_ptr<sph::Solver> plain;
         double spacingMm = 0.0;
+        double poseBuildMs = 0.0; // heart: mean time to build one pose of the wall
         if (sceneName == "heart") {
             loaded.emplace(loadHeartShowingProgress(heart::HeartSource::fromPreset("adult"), err));
             const heart::HeartSimulationSettings hs = bloodSettings(*loaded, particles, backend);
             spacingMm = hs.particleSpacingMm;
             heartSim = std::make_unique<heart::HeartSimulation>(loaded->moving, loaded->report.cycleSeconds,
                                                                 loaded->anatomy, hs);
+            // Every beat after the first restores the wall's poses instead of building
+            // them; build them all first, so that the steps timed are such a beat's.
+            const auto p0 = std::chrono::steady_clock::now();
+            const std::size_t kept0 = heartSim->wallPoseStats().keptPoses;
+            int shown = -10;
+            heartSim->prepareWallPoses([&](double fraction) {
+                if (int(100 * fraction) < shown + 10) return;
+                shown = int(100 * fraction);
+                err << "bench heart: building the wall's poses " << shown << "%\n" << std::flush;
+            });
+            const std::size_t built = heartSim->wallPoseStats().keptPoses - kept0;
+            poseBuildMs = built ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p0).count() /
+                                      double(built)
+                                : 0.0;
         } else {
             plain = std::make_unique<sph::Solver>(benchmarkScene(sceneName, particles), backend);
         }
@@ -348,22 +363,32 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
               {"wall_update", perStep(st.wallUpdate)}}},
         };
         if (heartSim) {
-            // One re-pose of the heart wall: interpolated vertices and velocities, and the
-            // wall field rebuilt from them (that rebuild is also in stages_ms.wall_update,
-            // amortised per step).
+            // One re-pose of the heart wall - a kept pose restored, as in every beat after
+            // the first (also in stages_ms.wall_update, amortised per step) - and what
+            // building one costs: interpolated vertices and velocities, the wall field
+            // built from them and its snapshot kept.
             const std::uint64_t updates = heartSim->meshUpdates() - meshUpdates0;
             r["ms_mesh_update"] = updates ? (heartSim->meshUpdateMs() - meshMs0) / double(updates) : 0.0;
             r["mesh_updates_per_step"] = double(updates) / steps;
+            const heart::HeartSimulation::WallPoseStats poses = heartSim->wallPoseStats();
+            r["ms_wall_pose_build"] = poseBuildMs;
+            r["wall_poses_per_cycle"] = heartSim->wallPosesPerCycle();
+            r["wall_poses_kept"] = poses.keptPoses;
+            r["wall_pose_cache_bytes"] = poses.keptBytes;
             r["particle_spacing_mm"] = spacingMm;
             r["cycle_fraction"] = {beats0, heartSim->beats()}; // the part of the beat timed
             r["from_cache"] = loaded->report.fromCache;
-            if (const sph::WallDistanceField* field = solver.wallField()) {
-                // The last rebuild's stages (ms): one sample, not a mean.
-                const sph::WallDistanceField::BuildTimes& b = field->lastBuildTimes();
+            if (const sph::TriangleMesh* wall = solver.wallMesh()) {
+                // The stages (ms) of one rebuild of the current pose's field into a field
+                // built once before (allocations and topology reused): one sample.
+                sph::WallDistanceField field;
+                field.build(*wall, nullptr, solver.wallFieldSettings());
+                field.build(*wall, nullptr, solver.wallFieldSettings());
+                const sph::WallDistanceField::BuildTimes& b = field.lastBuildTimes();
                 r["wall_field_last_build_ms"] = {
                     {"mesh", b.meshMs}, {"band", b.bandMs}, {"sign", b.signMs}, {"thin_cells", b.thinMs}};
-                r["wall_field_thin_cells"] = field->thinCellCount();
-                r["wall_field_bytes"] = field->bytes();
+                r["wall_field_thin_cells"] = field.thinCellCount();
+                r["wall_field_bytes"] = field.bytes();
             }
         }
         out << (json ? r.dump() : r.dump(2)) << "\n";
@@ -415,6 +440,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const std::uint64_t steps = solver.stepCount() - steps0;
         const double meanParticles = samples ? particleSum / double(samples) : double(solver.particleCount());
 
+        const heart::HeartSimulation::WallPoseStats poses = sim.wallPoseStats();
         std::string sourceName = source.kind == heart::HeartSource::Kind::Phantom
                                      ? "phantom:"
                                      : (source.kind == heart::HeartSource::Kind::Volumes ? "volumes:" : "meshes:");
@@ -436,6 +462,15 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"emitted", solver.accounting().emitted},
             {"ms_per_step", steps ? ms / double(steps) : 0.0},
             {"ms_mesh_update", sim.meshUpdates() ? sim.meshUpdateMs() / double(sim.meshUpdates()) : 0.0},
+            // The first beat builds each pose of the wall, later ones restore it.
+            {"wall_poses",
+             {{"per_cycle", sim.wallPosesPerCycle()},
+              {"built", poses.builds},
+              {"restored", poses.restores},
+              {"ms_build", poses.builds ? poses.buildMs / double(poses.builds) : 0.0},
+              {"ms_restore", poses.restores ? poses.restoreMs / double(poses.restores) : 0.0},
+              {"ms_restore_max", poses.restoreMaxMs},
+              {"kept_bytes", poses.keptBytes}}},
             {"backend", solver.backendName()},
             {"from_cache", report.fromCache},
             {"pipeline_seconds", report.secondsTotal},

@@ -61,6 +61,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     if (!(settings_.particleSpacingMm > 0.0)) throw std::invalid_argument("heart: particleSpacingMm must be > 0");
     if (!(settings_.wallTravelPerUpdate > 0.0))
         throw std::invalid_argument("heart: wallTravelPerUpdate must be > 0");
+    if (!(settings_.wallPoseCacheMiB >= 0.0))
+        throw std::invalid_argument("heart: wallPoseCacheMiB must be >= 0");
     if (!(settings_.inflowSpeed >= 0.0) || !std::isfinite(settings_.inflowSpeed))
         throw std::invalid_argument("heart: inflowSpeed must be finite and >= 0");
     if (!(settings_.diastolicSuctionPa >= 0.0) || !std::isfinite(settings_.diastolicSuctionPa))
@@ -196,6 +198,7 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     // at most wallTravelPerUpdate spacings from one to the next; at least one per phase.
     const double travel = settings_.wallTravelPerUpdate * settings_.particleSpacingMm;
     posesPerCycle_ = int(std::clamp(std::ceil(cycleSeconds_ * maxWallSpeedMmPerS_ / travel), double(phases), 1e6));
+    keptPoses_.resize(std::size_t(posesPerCycle_));
 
     solver_ = std::make_unique<sph::Solver>(std::move(scene), settings_.backend, wallM_, &velocityM_);
     // A lattice cut by curved walls starts a few per cent off its rest density; let
@@ -354,19 +357,58 @@ void HeartSimulation::updateValves(double cycleFraction) {
     valves_ = v;
 }
 
-void HeartSimulation::updateWall(double cycleFraction, double poseTime) {
-    const auto t0 = std::chrono::steady_clock::now();
-    wallAt(cycleFraction, wallMm_, velocityMm_);
+void HeartSimulation::wallAtPose(std::size_t index) {
+    wallAt(double(index) / posesPerCycle_, wallMm_, velocityMm_);
     wallM_.triangles = wallMm_.triangles; // reuses capacity
     wallM_.vertices.resize(wallMm_.vertices.size());
     velocityM_.resize(velocityMm_.size());
     for (std::size_t i = 0; i < wallMm_.vertices.size(); ++i) {
         wallM_.vertices[i] = wallMm_.vertices[i] * kMm;
-        velocityM_[i] = filling_ ? sph::Vec3{} : velocityMm_[i] * kMm; // mm/s -> m/s
+        velocityM_[i] = velocityMm_[i] * kMm; // mm/s -> m/s
     }
-    solver_->setWallMesh(wallM_, &velocityM_, poseTime);
-    meshUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-    ++meshUpdates_;
+}
+
+void HeartSimulation::keepPose(std::size_t index, const sph::WallDistanceField& field) {
+    if (keptPoses_[index] || !roomForPoses()) return;
+    keptPoses_[index] = std::make_unique<const sph::WallDistanceField::Snapshot>(field.snapshot());
+    keptBytes_ += keptPoses_[index]->bytes();
+}
+
+void HeartSimulation::poseWall(std::int64_t pose) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::size_t index = std::size_t(((pose % posesPerCycle_) + posesPerCycle_) % posesPerCycle_);
+    const double poseTime = beatStart_ + double(pose) / posesPerCycle_ * cycleSeconds_;
+    if (const auto& kept = keptPoses_[index]) {
+        solver_->restoreWall(*kept, poseTime);
+        const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        restoreMs_ += ms;
+        restoreMaxMs_ = std::max(restoreMaxMs_, ms);
+        ++restores_;
+    } else {
+        wallAtPose(index);
+        solver_->setWallMesh(wallM_, &velocityM_, poseTime);
+        keepPose(index, *solver_->wallField());
+        buildMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+        ++builds_;
+    }
+}
+
+HeartSimulation::WallPoseStats HeartSimulation::wallPoseStats() const {
+    WallPoseStats s{restores_, builds_, restoreMs_, buildMs_, restoreMaxMs_, 0, keptBytes_};
+    for (const auto& p : keptPoses_) s.keptPoses += p ? 1 : 0;
+    return s;
+}
+
+void HeartSimulation::prepareWallPoses(const std::function<void(double)>& progress) {
+    sph::WallDistanceField field;
+    for (std::size_t i = 0; i < keptPoses_.size(); ++i) {
+        if (!keptPoses_[i] && roomForPoses()) {
+            wallAtPose(i);
+            field.build(wallM_, &velocityM_, solver_->wallFieldSettings());
+            keepPose(i, field);
+        }
+        if (progress) progress(double(i + 1) / double(keptPoses_.size()));
+    }
 }
 
 void HeartSimulation::step() {
@@ -379,8 +421,7 @@ void HeartSimulation::step() {
         const auto pose = std::int64_t(std::floor(cycles * posesPerCycle_));
         if (pose != currentPose_) {
             currentPose_ = pose;
-            const double poseCycles = double(pose) / posesPerCycle_;
-            updateWall(poseCycles - std::floor(poseCycles), beatStart_ + poseCycles * cycleSeconds_);
+            poseWall(pose);
         }
         updateValves(cycles - std::floor(cycles));
     }

@@ -86,6 +86,11 @@ struct HeartSimulationSettings {
     /// within 0.6 %; 2 spacings (49 poses) within 0.3 %, but 2 % less dense in mid
     /// diastole (docs/PERFORMANCE.md).
     double wallTravelPerUpdate = 1.0;
+    /// Memory for the wall's poses kept from one beat to the next (MiB; a pose is a
+    /// WallDistanceField::Snapshot, ~1.4 MB for the adult phantom at 15k particles): the
+    /// poses the cycle comes round to again are restored instead of rebuilt, ~20x
+    /// faster; those past the budget are rebuilt every beat. 0: none kept.
+    double wallPoseCacheMiB = 256.0;
     sph::BackendKind backend = sph::BackendKind::Cpu;
 
     /// Default settings with the spacing that puts about `particles` particles into a
@@ -143,15 +148,34 @@ public:
     /// through its triangles (Reynolds transport), sampled over the cycle at
     /// construction and smoothed over +-1 % of it.
     double ventricleVolumeRateMlPerS(double cycleFraction) const;
-    /// Time spent re-sampling the heart mesh and rebuilding the wall field (ms).
-    double meshUpdateMs() const { return meshUpdateMs_; }
+    /// Time spent posing the wall (ms): re-sampling the heart mesh and building the wall
+    /// field, or restoring a kept pose.
+    double meshUpdateMs() const { return restoreMs_ + buildMs_; }
     /// How many poses of the wall one cycle has (see wallTravelPerUpdate).
     int wallPosesPerCycle() const { return posesPerCycle_; }
-    std::uint64_t meshUpdates() const { return meshUpdates_; }
+    /// Builds and keeps every pose of the cycle not kept yet (within wallPoseCacheMiB),
+    /// so that no beat, the first included, rebuilds a wall field; a first beat
+    /// otherwise builds them as it goes. Leaves the simulation as it was.
+    void prepareWallPoses(const std::function<void(double fraction)>& progress = {});
+    /// Wall poses restored from the kept ones and built afresh, with their time (ms),
+    /// and the memory the kept poses take (bytes).
+    struct WallPoseStats {
+        std::uint64_t restores = 0, builds = 0;
+        double restoreMs = 0.0, buildMs = 0.0;
+        double restoreMaxMs = 0.0; ///< the slowest restore (a change of triangulation costs most)
+        std::size_t keptPoses = 0, keptBytes = 0;
+    };
+    WallPoseStats wallPoseStats() const;
+    std::uint64_t meshUpdates() const { return restores_ + builds_; }
 
 private:
-    /// Poses the wall at `cycleFraction`, the pose of solver time `poseTime` (s).
-    void updateWall(double cycleFraction, double poseTime);
+    /// Poses the wall: pose number `pose` since the beat started, restored if kept.
+    void poseWall(std::int64_t pose);
+    /// wallM_ and velocityM_ (m, m/s) at pose `index` of the cycle.
+    void wallAtPose(std::size_t index);
+    /// Keeps a snapshot of `field` as pose `index`, within wallPoseCacheMiB.
+    void keepPose(std::size_t index, const sph::WallDistanceField& field);
+    bool roomForPoses() const { return double(keptBytes_) < settings_.wallPoseCacheMiB * 1024.0 * 1024.0; }
     /// The fill is done: the wall starts to move and the blood may carry tension.
     void startBeat();
     /// Valve planes for the pose at `cycleFraction`.
@@ -181,8 +205,10 @@ private:
     double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
     int posesPerCycle_ = 1;
     std::int64_t currentPose_ = -1;   // poses since the beat started; -1: none yet
-    double meshUpdateMs_ = 0.0;
-    std::uint64_t meshUpdates_ = 0;
+    std::vector<std::unique_ptr<const sph::WallDistanceField::Snapshot>> keptPoses_; // per pose of the cycle
+    std::size_t keptBytes_ = 0;
+    double restoreMs_ = 0.0, buildMs_ = 0.0, restoreMaxMs_ = 0.0;
+    std::uint64_t restores_ = 0, builds_ = 0;
     sph::TriangleMesh wallMm_, wallM_;
     std::vector<sph::Vec3> velocityMm_, velocityM_;
 };

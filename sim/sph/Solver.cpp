@@ -360,15 +360,37 @@ void Solver::setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vert
     if (!wall_) wall_ = std::make_unique<WallDistanceField>();
     if (!wallMesh_) wallMesh_ = std::make_unique<TriangleMesh>();
     *wallMesh_ = mesh;
+    const auto t0 = std::chrono::steady_clock::now();
+    wall_->build(*wallMesh_, vertexVelocities, wallFieldSettings());
+    wallChanged(poseTime, vertexVelocities != nullptr, t0);
+}
+
+void Solver::restoreWall(const WallDistanceField::Snapshot& pose, std::optional<double> poseTime) {
+    const WallDistanceField::Settings want = wallFieldSettings();
+    if (pose.settings.cellSize != want.cellSize || pose.settings.margin != want.margin || pose.settings.band != want.band)
+        throw std::invalid_argument("restoreWall: the pose was built with other wall field settings (cell " +
+                                    std::to_string(pose.settings.cellSize) + " m, this solver's " +
+                                    std::to_string(want.cellSize) + " m)");
+    if (!wall_) wall_ = std::make_unique<WallDistanceField>();
+    if (!wallMesh_) wallMesh_ = std::make_unique<TriangleMesh>();
+    const auto t0 = std::chrono::steady_clock::now();
+    wall_->restore(pose);
+    *wallMesh_ = pose.mesh;
+    wallChanged(poseTime, true, t0);
+}
+
+WallDistanceField::Settings Solver::wallFieldSettings() const {
     WallDistanceField::Settings settings;
     settings.cellSize = scene_.wall.fieldCellSize > 0.f ? scene_.wall.fieldCellSize : scene_.parameters.particleSpacing;
     settings.margin = scene_.parameters.wallMargin;
-    const auto t0 = std::chrono::steady_clock::now();
-    wall_->build(*wallMesh_, vertexVelocities, settings);
+    return settings;
+}
+
+void Solver::wallChanged(std::optional<double> poseTime, bool moving, std::chrono::steady_clock::time_point start) {
     wallPoseTime_ = poseTime.value_or(time_);
-    wallAdvances_ = poseTime && vertexVelocities != nullptr;
+    wallAdvances_ = poseTime && moving;
     backend_->setWall(wall_.get());
-    wallUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    wallUpdateMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
 const TriangleMesh* Solver::wallMesh() const { return wallMesh_.get(); }

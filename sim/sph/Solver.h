@@ -13,7 +13,9 @@
 #include "sim/sph/Backend.h"
 #include "sim/sph/Scene.h"
 #include "sim/sph/TriangleMesh.h"
+#include "sim/sph/WallDistanceField.h"
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -24,7 +26,6 @@
 
 namespace atrium::sph {
 
-class WallDistanceField;
 
 enum class BackendKind { Cpu, Cuda };
 
@@ -89,7 +90,14 @@ public:
     /// re-posed every step to move smoothly. Without one the wall stands still.
     void setWallMesh(const TriangleMesh& mesh, const std::vector<Vec3>* vertexVelocities = nullptr,
                      std::optional<double> poseTime = std::nullopt);
+    /// Sets the wall `pose` (a snapshot of this solver's wallField() after an earlier
+    /// setWallMesh) back, as setWallMesh with its mesh and velocities would, without
+    /// rebuilding the field: a periodic wall's poses come round again. Throws
+    /// std::invalid_argument if the pose was built with other field settings.
+    void restoreWall(const WallDistanceField::Snapshot& pose, std::optional<double> poseTime = std::nullopt);
     const TriangleMesh* wallMesh() const;
+    /// The settings setWallMesh builds the wall's field with (cell size, margin).
+    WallDistanceField::Settings wallFieldSettings() const;
     /// The wall's distance field (null without a wall mesh), e.g. for its build times.
     const WallDistanceField* wallField() const { return wall_.get(); }
 
@@ -143,6 +151,8 @@ private:
     void emit(float dt);
     void dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& velocities, std::vector<std::size_t>& source) const;
     void updateAnalyticWall();
+    /// After a new wall field: its pose time, the backend's copy, the time spent since `start`.
+    void wallChanged(std::optional<double> poseTime, bool moving, std::chrono::steady_clock::time_point start);
     void checkHealth(const StepOutput& out, float dt) const;
 
     Scene scene_;

@@ -316,7 +316,7 @@ void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
     topologyValid_ = true;
 }
 
-void WallDistanceField::computeNormals() {
+void WallDistanceField::computeNormals(bool all) {
     const std::size_t T = triangles_.size() / 3, V = vertices_.size();
     faceNormals_.resize(T);
     edgeNormals_.resize(3 * T);
@@ -330,6 +330,7 @@ void WallDistanceField::computeNormals() {
                        p2 = vertices_[triangles_[3 * t + 2]];
             const Vec3 e1 = p1 - p0, e2 = p2 - p0, nc = cross(e1, e2);
             faceNormals_[t] = normalized(nc);
+            if (!all) continue;
             // The direction of the computed normal is trusted (to ~1e-4 rad) when the
             // sine of the angle at corner 0 is at least 1e-3.
             const float n2 = lengthSquared(nc);
@@ -354,6 +355,7 @@ void WallDistanceField::computeNormals() {
                 edgeNormals_[3 * t + e] = lengthSquared(u) > 0.f ? u : faceNormals_[t];
             }
     });
+    if (!all) return;
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, V, 1024), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t v = r.begin(); v != r.end(); ++v) {
             Vec3 n{};
@@ -925,6 +927,7 @@ WallDistanceField::Snapshot WallDistanceField::snapshot() const {
     s.mesh.triangles.resize(T);
     std::memcpy(s.mesh.triangles.data(), triangles_.data(), 3 * T * sizeof(std::uint32_t));
     s.vertexVelocities = vertexVelocities_;
+    s.vertexNormals = vertexNormals_;
     s.settings = settings_;
     s.origin = origin_;
     s.cellSize = cellSize_;
@@ -934,10 +937,14 @@ WallDistanceField::Snapshot WallDistanceField::snapshot() const {
     s.nz = nz_;
     s.thinCellCount = thinCells_;
     s.inside.assign((nodeCount_ + 63) / 64, 0);
+    s.inBand.assign((nodeCount_ + 63) / 64, 0);
+    const std::size_t bandCount = std::size_t(std::count(nodeBand_.begin(), nodeBand_.begin() + std::ptrdiff_t(nodeCount_), 1));
+    s.bandPhi.reserve(bandCount);
+    s.bandVelocity.reserve(bandCount);
     for (std::size_t n = 0; n < nodeCount_; ++n) {
         if (std::signbit(phi_[n])) s.inside[n / 64] |= std::uint64_t(1) << (n % 64);
         if (nodeBand_[n]) {
-            s.bandNodes.push_back(std::uint32_t(n));
+            s.inBand[n / 64] |= std::uint64_t(1) << (n % 64);
             s.bandPhi.push_back(phi_[n]);
             s.bandVelocity.push_back(nodeVelocity_[n]);
         }
@@ -948,7 +955,10 @@ WallDistanceField::Snapshot WallDistanceField::snapshot() const {
             s.thinCells.push_back(std::uint32_t(c));
             s.thinStart.push_back(cellTriangleStart_[c + 1]);
         }
-    s.cellTriangles = cellTriangles_;
+    if (T <= 0xffff)
+        s.cellTriangles16.assign(cellTriangles_.begin(), cellTriangles_.end());
+    else
+        s.cellTriangles32 = cellTriangles_;
     return s;
 }
 
@@ -956,7 +966,8 @@ void WallDistanceField::restore(const Snapshot& s) {
     updateTopology(s.mesh);
     vertices_ = s.mesh.vertices;
     vertexVelocities_ = s.vertexVelocities;
-    computeNormals();
+    vertexNormals_ = s.vertexNormals;
+    computeNormals(false);
     settings_ = s.settings;
     origin_ = s.origin;
     cellSize_ = s.cellSize;
@@ -993,20 +1004,26 @@ void WallDistanceField::restore(const Snapshot& s) {
             }
         }
     });
-    for (std::size_t b = 0; b < s.bandNodes.size(); ++b) {
-        const std::uint32_t n = s.bandNodes[b];
-        phi_[n] = s.bandPhi[b];
-        nodeVelocity_[n] = s.bandVelocity[b];
-        nodeBand_[n] = 1;
-    }
-    cellTriangles_ = s.cellTriangles;
+    std::size_t b = 0;
+    for (std::size_t w = 0; w < s.inBand.size(); ++w)
+        for (std::uint64_t word = s.inBand[w]; word != 0; word &= word - 1) {
+            const std::size_t n = 64 * w + std::size_t(std::countr_zero(word));
+            phi_[n] = s.bandPhi[b];
+            nodeVelocity_[n] = s.bandVelocity[b];
+            nodeBand_[n] = 1;
+            ++b;
+        }
+    if (s.cellTriangles32.empty())
+        cellTriangles_.assign(s.cellTriangles16.begin(), s.cellTriangles16.end());
+    else
+        cellTriangles_ = s.cellTriangles32;
     writeCellStarts(s.thinCells, s.thinStart.data());
 }
 
 std::size_t WallDistanceField::Snapshot::bytes() const {
     auto b = [](const auto& vec) { return vec.capacity() * sizeof(typename std::decay_t<decltype(vec)>::value_type); };
-    return sizeof(Snapshot) + b(mesh.vertices) + b(mesh.triangles) + b(vertexVelocities) + b(inside) + b(bandNodes) +
-           b(bandPhi) + b(bandVelocity) + b(thinCells) + b(thinStart) + b(cellTriangles);
+    return sizeof(Snapshot) + b(mesh.vertices) + b(mesh.triangles) + b(vertexVelocities) + b(vertexNormals) + b(inside) + b(inBand) +
+           b(bandPhi) + b(bandVelocity) + b(thinCells) + b(thinStart) + b(cellTriangles16) + b(cellTriangles32);
 }
 
 WallFieldView WallDistanceField::view() const {

@@ -456,17 +456,21 @@ public:
     struct Snapshot {
         TriangleMesh mesh;                   ///< the wall (m)
         std::vector<Vec3> vertexVelocities;  ///< m/s, one per vertex
+        std::vector<Vec3> vertexNormals;     ///< kept: they cost an acos per corner
         Settings settings;
         Vec3 origin;
         float cellSize = 0.f, band = 0.f;
         int nx = 0, ny = 0, nz = 0;
         std::vector<std::uint64_t> inside;   ///< bit n: node n has phi < 0 (off-band nodes: -band)
-        std::vector<std::uint32_t> bandNodes; ///< ascending
-        std::vector<float> bandPhi;          ///< per band node (m)
-        std::vector<Vec3> bandVelocity;      ///< per band node (m/s)
+        std::vector<std::uint64_t> inBand;   ///< bit n: node n is in the band
+        std::vector<float> bandPhi;          ///< per band node, in node order (m)
+        std::vector<Vec3> bandVelocity;      ///< per band node, in node order (m/s)
         std::vector<std::uint32_t> thinCells; ///< ascending
-        std::vector<std::uint32_t> thinStart; ///< thinCells.size() + 1 offsets into cellTriangles
-        std::vector<std::uint32_t> cellTriangles;
+        std::vector<std::uint32_t> thinStart; ///< thinCells.size() + 1 offsets into the lists below
+        /// The thin cells' triangle lists: 16-bit indices when the mesh has fewer than
+        /// 65536 triangles (they are the largest part of a heart's snapshot), else 32-bit.
+        std::vector<std::uint16_t> cellTriangles16;
+        std::vector<std::uint32_t> cellTriangles32;
         std::size_t thinCellCount = 0;       ///< thinCellCount() of the field
         /// Memory held (bytes).
         std::size_t bytes() const;
@@ -504,7 +508,9 @@ public:
 
 private:
     void updateTopology(const TriangleMesh& mesh);
-    void computeNormals();
+    /// Face, edge and vertex normals, and with `all` what build() needs besides (corner
+    /// angles, slivers, cones); without, the vertex normals are left as they are.
+    void computeNormals(bool all = true);
     void scatterBand();
     void resolveNodes();
     void buildThinCells();

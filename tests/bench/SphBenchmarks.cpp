@@ -145,4 +145,48 @@ BENCHMARK(wallFieldRebuild)
     ->UseRealTime()
     ->Unit(benchmark::kMillisecond);
 
+/// Restoring a kept pose (WallDistanceField::restore) instead of rebuilding it: the
+/// 17 poses of wallFieldRebuild's beat are built and snapshotted once, then restored in
+/// turn. Same args as wallFieldRebuild; the snapshots' memory is reported per pose.
+void wallFieldRestore(benchmark::State& state) {
+    const int meshId = int(state.range(0));
+    const sph::TriangleMesh mesh = meshId == 50   ? lobedCubeSphere(0.05f, 65)
+                                   : meshId == 51 ? twoChambers()
+                                                  : sph::TriangleMesh::icosphere({0.f, 0.f, 0.f}, 0.05f, meshId);
+    const int threads = int(state.range(2));
+    std::unique_ptr<tbb::global_control> limit;
+    if (threads > 0)
+        limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    sph::WallDistanceField::Settings settings;
+    settings.cellSize = float(state.range(1)) * 1e-6f;
+    std::vector<sph::WallDistanceField::Snapshot> poses;
+    sph::WallDistanceField field;
+    double bytes = 0.0;
+    for (int frame = 0; frame < 17; ++frame) {
+        const float phase = 0.37f * float(frame);
+        const float scale = 1.f + 0.05f * std::sin(phase), rate = 0.05f * std::cos(phase);
+        sph::TriangleMesh moving = mesh;
+        std::vector<sph::Vec3> velocity(mesh.vertices.size());
+        for (std::size_t i = 0; i < mesh.vertices.size(); ++i) {
+            moving.vertices[i] = mesh.vertices[i] * scale;
+            velocity[i] = mesh.vertices[i] * rate;
+        }
+        field.build(moving, &velocity, settings);
+        poses.push_back(field.snapshot());
+        bytes += double(poses.back().bytes());
+    }
+    std::size_t pose = 0;
+    for (auto _ : state) field.restore(poses[pose++ % poses.size()]);
+    state.counters["triangles"] = double(mesh.triangles.size());
+    state.counters["pose_bytes"] = bytes / double(poses.size());
+    state.counters["field_bytes"] = double(field.bytes());
+}
+BENCHMARK(wallFieldRestore)
+    ->ArgNames({"mesh", "cell_um", "threads"})
+    ->Args({50, 2000, 1})->Args({50, 2000, 2})
+    ->Args({51, 2000, 1})->Args({51, 2000, 2})
+    ->MeasureProcessCPUTime()
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
+
 BENCHMARK_MAIN();

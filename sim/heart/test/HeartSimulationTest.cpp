@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <iostream>
 
 using namespace atrium;
@@ -129,6 +130,12 @@ TEST(HeartSimulation, RejectsImpossibleSettings) {
     EXPECT_THROW(HeartSimulation(h.moving, 0.0, {}, settings), std::invalid_argument);
     settings.fill = HeartSimulationSettings::Fill::Emitter;
     EXPECT_THROW(HeartSimulation(h.moving, 0.8, {}, settings), std::invalid_argument) << "no inflow disc";
+    settings.fill = HeartSimulationSettings::Fill::Seeded;
+    settings.wallTravelPerUpdate = 0.0;
+    EXPECT_THROW(HeartSimulation(h.moving, 0.8, {}, settings), std::invalid_argument);
+    settings.wallTravelPerUpdate = 1.0;
+    settings.wallPoseCacheMiB = -1.0;
+    EXPECT_THROW(HeartSimulation(h.moving, 0.8, {}, settings), std::invalid_argument);
 }
 
 TEST(HeartSimulation, TheWallDoesNotJumpWhereTheMeshesSwitch) {
@@ -209,6 +216,38 @@ TEST(HeartSimulation, TheWallFieldIsASignedDistanceThroughoutTheBeat) {
         EXPECT_EQ(jumps, 0) << "pose " << (n + 0.5) / kPoses << " of the cycle";
     }
     EXPECT_EQ(broken, 0);
+}
+
+TEST(HeartSimulation, KeptWallPosesMoveTheBloodExactlyAsRebuiltOnes) {
+    // The wall is posed at fixed moments of the cycle, so every beat after the first
+    // restores each pose's field from a snapshot instead of building it again. The blood
+    // must move bit for bit as with every pose built afresh.
+    const PhantomHeart& h = coarseHeart();
+    const HeartAnatomy anatomy = HeartAnatomy::fromPhantom(h.phantom);
+    HeartSimulationSettings settings;
+    settings.particleSpacingMm = 4.0;
+    settings.relaxationSteps = 0;
+    HeartSimulationSettings none = settings;
+    none.wallPoseCacheMiB = 0.0;
+    HeartSimulation kept(h.moving, h.phantom.cycleSeconds(), anatomy, settings);
+    HeartSimulation rebuilt(h.moving, h.phantom.cycleSeconds(), anatomy, none);
+    kept.prepareWallPoses();
+    ASSERT_EQ(kept.wallPoseStats().keptPoses, std::size_t(kept.wallPosesPerCycle()));
+    ASSERT_GE(kept.wallPosesPerCycle(), h.moving.phaseCount());
+    while (rebuilt.wallPoseStats().builds < 4) {
+        kept.step();
+        rebuilt.step();
+    }
+    EXPECT_EQ(kept.wallPoseStats().builds, 0u);
+    EXPECT_EQ(kept.wallPoseStats().restores, 4u);
+    EXPECT_EQ(rebuilt.wallPoseStats().keptPoses, 0u);
+    sph::HostParticles a, b;
+    kept.solver().read(sph::FieldPosition | sph::FieldVelocity, a);
+    rebuilt.solver().read(sph::FieldPosition | sph::FieldVelocity, b);
+    ASSERT_EQ(a.position.size(), b.position.size());
+    EXPECT_EQ(std::memcmp(a.position.data(), b.position.data(), a.position.size() * sizeof(sph::Vec3)), 0);
+    EXPECT_EQ(std::memcmp(a.velocity.data(), b.velocity.data(), a.velocity.size() * sizeof(sph::Vec3)), 0);
+    EXPECT_GT(kept.wallPoseStats().keptBytes, 0u);
 }
 
 TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
