@@ -87,8 +87,8 @@ struct HeartSimulationSettings {
     /// diastole (docs/PERFORMANCE.md).
     double wallTravelPerUpdate = 1.0;
     /// Memory for the wall's poses kept from one beat to the next (MiB; a pose is a
-    /// WallDistanceField::Snapshot, ~1.4 MB for the adult phantom at 15k particles): the
-    /// poses the cycle comes round to again are restored instead of rebuilt, ~20x
+    /// WallDistanceField::Snapshot, ~1.2 MB for the adult phantom at 15k particles): the
+    /// poses the cycle comes round to again are restored instead of rebuilt, ~15x
     /// faster; those past the budget are rebuilt every beat. 0: none kept.
     double wallPoseCacheMiB = 256.0;
     sph::BackendKind backend = sph::BackendKind::Cpu;
