@@ -830,6 +830,7 @@ private:
             {v.triangles, 3 * std::size_t(v.triangleCount) * sizeof(std::uint32_t), 0},
             {v.faceNormals, std::size_t(v.triangleCount) * sizeof(Vec3), 0},
             {v.edgeNormals, 3 * std::size_t(v.triangleCount) * sizeof(Vec3), 0},
+            {v.triangleBalls, 4 * std::size_t(v.triangleCount) * sizeof(float), 0},
         };
         std::size_t total = 0;
         for (Part& p : parts) {
@@ -868,6 +869,7 @@ private:
         deviceWall_.triangles = at(7, v.triangles);
         deviceWall_.faceNormals = at(8, v.faceNormals);
         deviceWall_.edgeNormals = at(9, v.edgeNormals);
+        deviceWall_.triangleBalls = at(10, v.triangleBalls);
     }
 
     int device_ = 0;

@@ -319,6 +319,7 @@ void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
 void WallDistanceField::computeNormals(bool all) {
     const std::size_t T = triangles_.size() / 3, V = vertices_.size();
     faceNormals_.resize(T);
+    triangleBalls_.resize(4 * T);
     edgeNormals_.resize(3 * T);
     cornerAngle_.resize(3 * T);
     triangleSliver_.resize(T);
@@ -330,6 +331,12 @@ void WallDistanceField::computeNormals(bool all) {
                        p2 = vertices_[triangles_[3 * t + 2]];
             const Vec3 e1 = p1 - p0, e2 = p2 - p0, nc = cross(e1, e2);
             faceNormals_[t] = normalized(nc);
+            // Centroid and farthest corner, the radius rounded up past its float error.
+            const Vec3 c = (p0 + p1 + p2) * (1.f / 3.f);
+            const float radius = std::sqrt(std::max({lengthSquared(p0 - c), lengthSquared(p1 - c), lengthSquared(p2 - c)}));
+            float* ball = &triangleBalls_[4 * t];
+            ball[0] = c.x, ball[1] = c.y, ball[2] = c.z;
+            ball[3] = radius * (1.f + 1e-5f) + 1e-6f * (std::fabs(c.x) + std::fabs(c.y) + std::fabs(c.z));
             if (!all) continue;
             // The direction of the computed normal is trusted (to ~1e-4 rad) when the
             // sine of the angle at corner 0 is at least 1e-3.
@@ -1048,6 +1055,7 @@ WallFieldView WallDistanceField::view() const {
     v.vertexCount = std::uint32_t(vertices_.size());
     v.triangles = triangles_.data();
     v.faceNormals = faceNormals_.data();
+    v.triangleBalls = triangleBalls_.data();
     v.edgeNormals = edgeNormals_.data();
     v.triangleCount = std::uint32_t(triangles_.size() / 3);
     return v;
@@ -1067,7 +1075,7 @@ float WallDistanceField::signedDistance(Vec3 p) const {
 std::size_t WallDistanceField::bytes() const {
     auto b = [](const auto& vec) { return vec.capacity() * sizeof(typename std::decay_t<decltype(vec)>::value_type); };
     return b(phi_) + b(nodeVelocity_) + b(cellTriangleStart_) + b(cellTriangles_) + b(vertices_) +
-           b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(edgeNormals_) +
+           b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(triangleBalls_) + b(edgeNormals_) +
            b(edgeNeighbour_) + b(vertexCornerStart_) + b(vertexCorners_) + b(nodeKey_) + b(nodeBand_) +
            b(cellThin_) + b(cornerAngle_) + b(vertexRegular_) + b(triangleSliver_) + b(triangleConeCos_) +
            b(thinList_) + b(thinOffset_) + b(bucketStart_) + b(bucketTris_) + b(rowTriangleStart_) + b(rowTriangles_);

@@ -145,6 +145,9 @@ struct WallFieldView {
     const Vec3* faceNormals = nullptr;        ///< triangleCount unit outward normals
     const Vec3* edgeNormals = nullptr;        ///< 3 * triangleCount: edge e of triangle t at 3t + e
                                               ///< (edge e joins corners e, e+1), unit
+    /// 4 * triangleCount: a ball around triangle t (centre x, y, z, radius; m), whose
+    /// distance bounds the triangle's from below, so exact queries skip far triangles.
+    const float* triangleBalls = nullptr;
     std::uint32_t triangleCount = 0;
 
     /// Seconds from the pose the field was built for to the moment of the query: sample()
@@ -268,12 +271,22 @@ struct WallFieldView {
     ATRIUM_HD float sampleExact(Vec3 p, std::uint32_t cell, Vec3& outwardNormal, Vec3& velocity) const {
         const std::uint32_t begin = cellTriangleStart[cell], end = cellTriangleStart[cell + 1];
         std::uint32_t best = cellTriangles[begin];
-        float bestD2 = 3.4e38f;
+        // Slack on the ball test, well above its float error: a triangle skipped is
+        // farther than the best so far, so the result is that of the full scan.
+        const float slack = 1e-4f * cellSize;
+        float bestD2 = 3.4e38f, reach = 3.4e38f; // reach: a little beyond sqrt(bestD2)
         for (std::uint32_t k = begin; k < end; ++k) {
             const std::uint32_t t = cellTriangles[k];
+            const float* ball = triangleBalls + 4 * t;
+            const float bx = p.x - ball[0], by = p.y - ball[1], bz = p.z - ball[2], r = reach + ball[3];
+            if (bx * bx + by * by + bz * bz > r * r) continue;
             const std::uint32_t ia = triangles[3 * t], ib = triangles[3 * t + 1], ic = triangles[3 * t + 2];
             const float d2 = lengthSquared(p - closestPointOnTriangle(p, vertices[ia], vertices[ib], vertices[ic]).point);
-            if (d2 < bestD2) { bestD2 = d2; best = t; }
+            if (d2 < bestD2) {
+                bestD2 = d2;
+                best = t;
+                reach = sqrtf(d2) + slack;
+            }
         }
         const WallClosest c = closestOnTriangle(p, best);
         velocity = c.velocity;
@@ -539,6 +552,7 @@ private:
     std::vector<Vec3> vertexVelocities_;
     std::vector<std::uint32_t> triangles_;
     std::vector<Vec3> faceNormals_;
+    std::vector<float> triangleBalls_; // 4 per triangle, see WallFieldView::triangleBalls
     std::vector<Vec3> edgeNormals_;
     // Topology cache: triangle across each edge (3 per triangle, ~0u if none or
     // non-manifold) and vertex -> (triangle * 3 + corner) incidence in CSR form.
