@@ -110,10 +110,11 @@ public:
     std::size_t bytesPerParticle() const override {
         // pos, vel, accel, tmp pos/vel (12 B each), their flat copies (24 B), density,
         // pressure, volume, key, order, list count (4 B each), removed flag (1 B), the
-        // neighbour list (256 B); grid cells are amortised over the particles.
+        // walls near it (density pass -> force pass), the neighbour list (256 B); grid
+        // cells are amortised over the particles.
         const std::size_t n = std::max<std::size_t>(pos_.size(), 1);
-        const std::size_t perParticle =
-            5 * sizeof(Vec3) + 6 * sizeof(float) + 6 * sizeof(float) + 1 + kListed * sizeof(std::uint32_t);
+        const std::size_t perParticle = 5 * sizeof(Vec3) + 6 * sizeof(float) + 6 * sizeof(float) + 1 +
+                                        sizeof(WallNeighbourhood) + kListed * sizeof(std::uint32_t);
         return perParticle + (cellStart_.size() + zRank_.size()) * sizeof(std::uint32_t) / n;
     }
 
@@ -272,6 +273,7 @@ private:
         const float* __restrict pz = pz_.data();
         const std::size_t n = pos_.size();
         volume_.resize(n);
+        walls_.resize(n);
         listCount_.resize(n);
         listed_.resize(n * kListed);
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
@@ -294,7 +296,10 @@ private:
                     }
                 });
                 listCount_[i] = count;
-                const float rho = in.mass * k.poly6 * sum + in.restDensity * wallsNear(in, pi, wall).densityFraction();
+                // The walls near p_i, kept for the force pass (same positions): the
+                // wall field is sampled once per step here, not twice.
+                walls_[i] = wallsNear(in, pi, wall);
+                const float rho = in.mass * k.poly6 * sum + in.restDensity * walls_[i].densityFraction();
                 density_[i] = rho;
                 volume_[i] = in.mass / rho;
                 pressure_[i] = equationOfState(in, rho);
@@ -310,8 +315,6 @@ private:
     /// form yields grad p / 2 and a hydrostatic column would settle at twice rho g h.
     std::uint64_t forcePass(const StepInput& in) {
         const SphKernels k = in.kernels;
-        WallFieldView storage;
-        const WallFieldView* wall = wallView(storage, in.wallPoseAge);
         const float* __restrict px = px_.data();
         const float* __restrict py = py_.data();
         const float* __restrict pz = pz_.data();
@@ -361,7 +364,7 @@ private:
                         });
                     }
                     Vec3 a{ax, ay, az};
-                    a += wallForce(wallsNear(in, pi, wall), pI, rhoI, vi, in.restDensity, in.viscosity);
+                    a += wallForce(walls_[i], pI, rhoI, vi, in.restDensity, in.viscosity);
                     accel_[i] = a / rhoI + Vec3{bx, by, bz} + in.gravity;
                 }
                 return pairs;
@@ -430,6 +433,7 @@ private:
 
     std::vector<Vec3> pos_, vel_, accel_, tmpPos_, tmpVel_;
     std::vector<float> density_, pressure_, volume_;          // volume_ = m / rho
+    std::vector<WallNeighbourhood> walls_;                    // per particle, density -> force pass
     std::vector<float> px_, py_, pz_, vx_, vy_, vz_;          // flat copies in cell order
     std::vector<std::uint32_t> listed_;                       // kListed neighbours per particle
     std::vector<unsigned> listCount_;                         // neighbours found (may exceed kListed)
