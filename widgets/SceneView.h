@@ -56,8 +56,12 @@ public:
     ~SceneView() override;
 
     /// The simulation whose snapshots are drawn (null: none). The home view is framed
-    /// on the first snapshot's heart wall.
+    /// on the first snapshot's heart wall. Under a software rasteriser the runner's
+    /// thread yields the cores to drawing (SimulationRunner::yieldToDrawing).
     void setRunner(std::shared_ptr<SimulationRunner> runner);
+    /// Whether OpenGL draws in software here (Mesa llvmpipe or softpipe); known once the
+    /// view has been shown.
+    bool softwareRenderer() const { return softwareRenderer_; }
     SimulationRunner* runner() const { return runner_.get(); }
 
     /// Switches among uSim, first-person and orbit, keeping the pose.
@@ -168,6 +172,7 @@ private:
     std::uint64_t fpsFrames_ = 0;
     std::deque<double> frameTimes_;
     bool captured_ = false;
+    bool softwareRenderer_ = false;
     std::unique_ptr<VideoRecorder> recorder_;
     QElapsedTimer recordClock_;
 };

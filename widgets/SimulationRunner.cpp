@@ -6,6 +6,9 @@
 
 #include <tbb/global_control.h>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 namespace atrium::widgets {
 
 SimulationRunner::SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
@@ -40,8 +43,27 @@ void SimulationRunner::stepOnce() {
     wake_.notify_all();
 }
 
+void SimulationRunner::yieldToDrawing() {
+    yieldToDrawing_ = true;
+    applyPriority();
+}
+
+int SimulationRunner::threadNiceness() const {
+    const int tid = threadId_.load();
+    return tid != 0 ? getpriority(PRIO_PROCESS, id_t(tid)) : 0;
+}
+
+void SimulationRunner::applyPriority() {
+    // A thread's own nice value (Linux schedules threads, and setpriority on a thread
+    // id changes that thread only). Both the caller and the thread's start may get
+    // here; the second call changes nothing.
+    if (const int tid = threadId_.load(); tid != 0 && yieldToDrawing_) setpriority(PRIO_PROCESS, id_t(tid), 5);
+}
+
 void SimulationRunner::run() {
     using Clock = std::chrono::steady_clock;
+    threadId_ = int(gettid());
+    applyPriority();
     const int threads = settings_.threads > 0 ? settings_.threads
                                               : std::max(1, int(std::thread::hardware_concurrency()) - 1);
     const tbb::global_control parallelism(tbb::global_control::max_allowed_parallelism, std::size_t(threads));

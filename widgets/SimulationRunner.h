@@ -83,6 +83,13 @@ public:
     bool paused() const { return paused_.load(); }
     /// While paused: advance one sub-step and publish.
     void stepOnce();
+    /// Lowers the simulation thread's priority for good (Linux nice +5): for a software
+    /// rasteriser, which draws on the same cores, so that the view stays fluid at the
+    /// price of simulation steps (docs/PERFORMANCE.md). Unprivileged users cannot raise
+    /// it back, so there is no undo; a new runner starts at normal priority.
+    void yieldToDrawing();
+    /// The simulation thread's nice value (0 before it runs).
+    int threadNiceness() const;
 
     State state() const { return state_.load(); }
     /// While Preparing: the fraction of the blood's relaxation done (0..1).
@@ -116,6 +123,9 @@ private:
     std::atomic<int> pendingSteps_{0};
     std::atomic<State> state_{State::Preparing};
     std::atomic<double> preparation_{0.0};
+    std::atomic<bool> yieldToDrawing_{false};
+    std::atomic<int> threadId_{0}; // the simulation thread's kernel id, once it runs
+    void applyPriority();
     std::uint64_t wallTopology_ = 0;
     std::vector<std::uint32_t> lastWallTriangles_;
     std::jthread thread_;

@@ -124,6 +124,16 @@ TEST(Viewer, DefaultStartShowsTheHeartAndTheBlood) {
     EXPECT_GT(hidden.wall, 0.005);
 }
 
+TEST(Viewer, UnderASoftwareRasteriserTheSimulationYieldsTheCores) {
+    // Xvfb draws with Mesa's llvmpipe, on the cores the simulation runs on: its thread
+    // runs at lower priority there, so that the view keeps its frame rate.
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    SceneView* v = w->sceneView();
+    ASSERT_TRUE(v->softwareRenderer()) << "these tests run under Xvfb, which draws in software";
+    EXPECT_EQ(v->runner()->threadNiceness(), 5);
+}
+
 TEST(Viewer, ScreenshotsHaveTheRequestedSizeWithinTheLimit) {
     auto w = openViewer();
     ASSERT_TRUE(waitForBlood(*w, 1));
