@@ -191,7 +191,9 @@ int main(int argc, char** argv) {
                                     {"frame_ms_p95", percentile(intervals, 0.95)},
                                     {"fps_p50", 1000.0 / std::max(percentile(intervals, 0.5), 1e-6)},
                                     {"paint_ms_p50", percentile(paint, 0.5)},
-                                    {"sim_steps_per_s", snap->stepsPerSecond}}
+                                    {"sim_steps_per_s", snap->stepsPerSecond},
+                                    {"software_renderer", view->softwareRenderer()},
+                                    {"sim_thread_nice", view->runner() ? view->runner()->threadNiceness() : 0}}
                          .dump()
                   << std::endl;
         std::exit(0);
