@@ -894,10 +894,25 @@ void WallDistanceField::buildThinCells() {
     }
     cellTriangles_.resize(total);
     std::uint32_t* list = cellTriangles_.data();
+    // Nearest first (see WallFieldView): the exact queries stop at the first triangle
+    // whose ball is beyond their best. Ties in index order. Keys below 0 (the centre
+    // inside a ball) count as 0, which keeps the order a queries' stop relies on; as
+    // non-negative floats they sort as their bit patterns, with the index beneath.
+    const WallFieldView withBalls = view();
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, thinList.size(), 16), [&](const tbb::blocked_range<std::size_t>& r) {
+        std::vector<std::uint64_t> keyed;
         for (std::size_t q = r.begin(); q != r.end(); ++q) {
             const std::uint32_t* from = owner[q]->data.data() + begin[q];
-            std::copy(from, from + (listStart[q + 1] - listStart[q]), list + listStart[q]);
+            const std::uint32_t count = listStart[q + 1] - listStart[q];
+            const Vec3 centre = withBalls.cellCentre(thinList[q]);
+            keyed.resize(count);
+            for (std::uint32_t e = 0; e < count; ++e) {
+                const float* ball = &triangleBalls_[4 * std::size_t(from[e])];
+                const float key = std::max(length(centre - Vec3{ball[0], ball[1], ball[2]}) - ball[3], 0.f);
+                keyed[e] = (std::uint64_t(std::bit_cast<std::uint32_t>(key)) << 32) | from[e];
+            }
+            std::sort(keyed.begin(), keyed.end());
+            for (std::uint32_t e = 0; e < count; ++e) list[listStart[q] + e] = std::uint32_t(keyed[e]);
         }
     });
     writeCellStarts(thinList, listStart.data());

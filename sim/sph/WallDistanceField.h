@@ -128,8 +128,9 @@ struct WallFieldView {
     // --- thin cells (CSR): cellTriangleStart has cellCount + 1 elements; cell c is
     // "thin" iff cellTriangleStart[c + 1] > cellTriangleStart[c], and then
     // cellTriangles[cellTriangleStart[c] .. cellTriangleStart[c+1]) are the triangle
-    // indices to search exactly (sorted ascending). cellTriangles has
-    // cellTriangleCount elements (may be 0, pointer then may be null).
+    // indices to search exactly, nearest first: by the distance of their ball
+    // (triangleBalls) from the cell's centre, |centre - c_t| - r_t, ties by index.
+    // cellTriangles has cellTriangleCount elements (may be 0, pointer then may be null).
     const std::uint32_t* cellTriangleStart = nullptr;
     const std::uint32_t* cellTriangles = nullptr;
     std::uint32_t cellCount = 0;
@@ -154,6 +155,23 @@ struct WallFieldView {
     /// advances the wall by its own velocity over that time (to first order, phi -= t
     /// v_wall . n), so a moving wall keeps moving between rebuilds. 0: the pose itself.
     float poseAge = 0.f;
+
+    /// Centre of cell `cell`.
+    ATRIUM_HD Vec3 cellCentre(std::uint32_t cell) const {
+        const std::uint32_t cxn = std::uint32_t(nx - 1), cyn = std::uint32_t(ny - 1);
+        const std::uint32_t i = cell % cxn, j = (cell / cxn) % cyn, k = cell / (cxn * cyn);
+        return origin + Vec3{float(i) + 0.5f, float(j) + 0.5f, float(k) + 0.5f} * cellSize;
+    }
+
+    /// Whether the list entry of triangle t (in cell centre `centre`'s list) and all
+    /// after it are farther than `reach` from every point of the cell: their balls'
+    /// distance from the centre, less half the cell's diagonal, exceeds it.
+    ATRIUM_HD bool listBeyond(Vec3 centre, std::uint32_t t, float reach) const {
+        const float* ball = triangleBalls + 4 * t;
+        const float dx = centre.x - ball[0], dy = centre.y - ball[1], dz = centre.z - ball[2];
+        const float r = reach + 0.8660254f * cellSize + ball[3];
+        return dx * dx + dy * dy + dz * dz > r * r;
+    }
 
     /// True once bound to a built field (sample() of an unbound view is meaningless).
     ATRIUM_HD bool valid() const { return phi != nullptr && nx >= 2 && ny >= 2 && nz >= 2; }
@@ -225,7 +243,10 @@ struct WallFieldView {
         const float phiN = phi[n0 + (c & 1u) + sy * ((c >> 1) & 1u) + sz * (c >> 2)];
         bool odd = false;
         const std::uint32_t begin = cellTriangleStart[cell], end = cellTriangleStart[cell + 1];
-        for (std::uint32_t e = begin; e < end; ++e)
+        // Only triangles that meet the cell can cross the segment: the list's first ones.
+        const Vec3 centre = cellCentre(cell);
+        const float slack = 1e-4f * cellSize;
+        for (std::uint32_t e = begin; e < end && !listBeyond(centre, cellTriangles[e], slack); ++e)
             odd ^= segmentCrossesTriangle(p, farthestX, cellTriangles[e]);
         return (phiN < 0.f) != odd ? -1.f : 1.f;
     }
@@ -267,7 +288,7 @@ struct WallFieldView {
     }
 
     /// Exact query over the triangle list of thin cell `cell` (the triangles that can
-    /// hold the closest point of any point of the cell). Ties go to the lower index.
+    /// hold the closest point of any point of the cell). Ties go to the earlier list entry.
     ATRIUM_HD float sampleExact(Vec3 p, std::uint32_t cell, Vec3& outwardNormal, Vec3& velocity) const {
         const std::uint32_t begin = cellTriangleStart[cell], end = cellTriangleStart[cell + 1];
         std::uint32_t best = cellTriangles[begin];
@@ -275,8 +296,10 @@ struct WallFieldView {
         // farther than the best so far, so the result is that of the full scan.
         const float slack = 1e-4f * cellSize;
         float bestD2 = 3.4e38f, reach = 3.4e38f; // reach: a little beyond sqrt(bestD2)
+        const Vec3 centre = cellCentre(cell);
         for (std::uint32_t k = begin; k < end; ++k) {
             const std::uint32_t t = cellTriangles[k];
+            if (listBeyond(centre, t, reach)) break; // the list runs nearest first
             const float* ball = triangleBalls + 4 * t;
             const float bx = p.x - ball[0], by = p.y - ball[1], bz = p.z - ball[2], r = reach + ball[3];
             if (bx * bx + by * by + bz * bz > r * r) continue;
@@ -433,7 +456,8 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 ///     interpolant of two walls can miss the region between them entirely, so queries
 ///     in the cell search exactly the triangles within min_corner |phi| + sqrt(3) cell of
 ///     the cell (a bound on the distance from any point of the cell to the mesh), stored
-///     as a CSR list. Smooth walls and 90-degree box edges are not flagged.
+///     as a CSR list, nearest first (a query stops at the first triangle whose bounding
+///     ball lies beyond its best). Smooth walls and 90-degree box edges are not flagged.
 ///
 /// Rebuilding reuses every allocation (node arrays only grow); the mesh topology (edge
 /// adjacency, vertex incidence, which vertices are regular fans) is recomputed only
