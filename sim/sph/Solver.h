@@ -26,7 +26,6 @@
 
 namespace atrium::sph {
 
-
 enum class BackendKind { Cpu, Cuda };
 
 /// A run stopped because the state became non-finite or too fast. what() names the

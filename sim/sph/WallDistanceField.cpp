@@ -214,23 +214,7 @@ void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>*
     else
         vertexVelocities_.assign(vertexCount, Vec3{});
     computeNormals();
-
-    const std::size_t nodeCount = std::size_t(nx_) * ny_ * nz_;
-    const std::size_t cellCount = std::size_t(nx_ - 1) * (ny_ - 1) * (nz_ - 1);
-    // Grow only: a beating wall changes the grid size every build, and shrinking then
-    // growing again would re-initialise the regrown tail. Elements past the counts are
-    // stale but keep the invariants below (zero velocity off band, zero cell starts).
-    auto grow = [](auto& vec, std::size_t n) {
-        if (vec.size() < n) vec.resize(n);
-    };
-    grow(phi_, nodeCount);
-    grow(nodeVelocity_, nodeCount);
-    grow(nodeBand_, nodeCount);
-    grow(nodeKey_, nodeCount);
-    grow(cellTriangleStart_, cellCount + 1);
-    grow(cellThin_, cellCount);
-    nodeCount_ = nodeCount;
-    cellCount_ = cellCount;
+    sizeGrid();
 
     times_.meshMs = msSince(t0);
     t0 = Clock::now();
@@ -242,6 +226,24 @@ void WallDistanceField::build(const TriangleMesh& mesh, const std::vector<Vec3>*
     t0 = Clock::now();
     buildThinCells();
     times_.thinMs = msSince(t0);
+}
+
+void WallDistanceField::sizeGrid() {
+    nodeCount_ = std::size_t(nx_) * ny_ * nz_;
+    cellCount_ = std::size_t(nx_ - 1) * (ny_ - 1) * (nz_ - 1);
+    // Grow only: a beating wall changes the grid size every build, and shrinking then
+    // growing again would re-initialise the regrown tail. Elements past the counts are
+    // stale but keep the invariants (zero velocity wherever nodeBand_ is 0, zero cell
+    // starts past cellStartDirtyEnd_).
+    auto grow = [](auto& vec, std::size_t n) {
+        if (vec.size() < n) vec.resize(n);
+    };
+    grow(phi_, nodeCount_);
+    grow(nodeVelocity_, nodeCount_);
+    grow(nodeBand_, nodeCount_);
+    grow(nodeKey_, nodeCount_);
+    grow(cellTriangleStart_, cellCount_ + 1);
+    grow(cellThin_, cellCount_);
 }
 
 void WallDistanceField::updateTopology(const TriangleMesh& mesh) {
@@ -999,20 +1001,8 @@ void WallDistanceField::restore(const Snapshot& s) {
     nz_ = s.nz;
     meshBounds_ = s.mesh.bounds();
     thinCells_ = s.thinCellCount;
-    const std::size_t nodeCount = std::size_t(nx_) * ny_ * nz_;
-    const std::size_t cellCount = std::size_t(nx_ - 1) * (ny_ - 1) * (nz_ - 1);
-    // As in build(): grow only, and keep velocities zero wherever nodeBand_ is 0.
-    auto grow = [](auto& vec, std::size_t n) {
-        if (vec.size() < n) vec.resize(n);
-    };
-    grow(phi_, nodeCount);
-    grow(nodeVelocity_, nodeCount);
-    grow(nodeBand_, nodeCount);
-    grow(nodeKey_, nodeCount);
-    grow(cellTriangleStart_, cellCount + 1);
-    grow(cellThin_, cellCount);
-    nodeCount_ = nodeCount;
-    cellCount_ = cellCount;
+    sizeGrid();
+    const std::size_t nodeCount = nodeCount_;
     const float band = band_;
     tbb::parallel_for(tbb::blocked_range<std::size_t>(0, s.inside.size(), 256), [&](const tbb::blocked_range<std::size_t>& r) {
         for (std::size_t w = r.begin(); w != r.end(); ++w) {

@@ -544,6 +544,8 @@ public:
     const Settings& settings() const { return settings_; }
 
 private:
+    /// nodeCount_, cellCount_ from the grid's dimensions, and the arrays grown to them.
+    void sizeGrid();
     void updateTopology(const TriangleMesh& mesh);
     /// Face, edge and vertex normals, and with `all` what build() needs besides (corner
     /// angles, slivers, cones); without, the vertex normals are left as they are.

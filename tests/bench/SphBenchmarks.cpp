@@ -93,16 +93,20 @@ sph::TriangleMesh twoChambers() {
     return a;
 }
 
+/// The wall benches' mesh `id`: 3, 4, 5: icosphere subdivisions, r = 5 cm; 50: lobed
+/// cube sphere of 50,700 triangles, r = 5 cm; 51: two chambers with a thin gap.
+sph::TriangleMesh wallBenchMesh(int id) {
+    return id == 50 ? lobedCubeSphere(0.05f, 65)
+                    : id == 51 ? twoChambers() : sph::TriangleMesh::icosphere({0.f, 0.f, 0.f}, 0.05f, id);
+}
+
 /// Args: mesh (3, 4, 5: icosphere subdivisions, r = 5 cm; 50: lobed cube sphere of
 /// 50,700 triangles, r = 5 cm; 51: two chambers with a thin gap, 50,784 triangles), cell
 /// size (um), TBB threads (0: default). Every iteration scales the mesh (a beat) and
 /// passes vertex velocities. Wall time is what a sub-frame costs; CPU is summed over all
 /// threads.
 void wallFieldRebuild(benchmark::State& state) {
-    const int meshId = int(state.range(0));
-    const sph::TriangleMesh mesh = meshId == 50   ? lobedCubeSphere(0.05f, 65)
-                                   : meshId == 51 ? twoChambers()
-                                                  : sph::TriangleMesh::icosphere({0.f, 0.f, 0.f}, 0.05f, meshId);
+    const sph::TriangleMesh mesh = wallBenchMesh(int(state.range(0)));
     const int threads = int(state.range(2));
     std::unique_ptr<tbb::global_control> limit;
     if (threads > 0)
@@ -149,10 +153,7 @@ BENCHMARK(wallFieldRebuild)
 /// 17 poses of wallFieldRebuild's beat are built and snapshotted once, then restored in
 /// turn. Same args as wallFieldRebuild; the snapshots' memory is reported per pose.
 void wallFieldRestore(benchmark::State& state) {
-    const int meshId = int(state.range(0));
-    const sph::TriangleMesh mesh = meshId == 50   ? lobedCubeSphere(0.05f, 65)
-                                   : meshId == 51 ? twoChambers()
-                                                  : sph::TriangleMesh::icosphere({0.f, 0.f, 0.f}, 0.05f, meshId);
+    const sph::TriangleMesh mesh = wallBenchMesh(int(state.range(0)));
     const int threads = int(state.range(2));
     std::unique_ptr<tbb::global_control> limit;
     if (threads > 0)

@@ -2,6 +2,7 @@
 // seeding, emitters/outlets/valves and blow-up detection.
 #include "sim/sph/Seeding.h"
 #include "sim/sph/Solver.h"
+#include "sim/sph/WallDistanceField.h"
 
 #include <gtest/gtest.h>
 #include <tbb/global_control.h>
@@ -220,6 +221,30 @@ TEST(Solver, ParticlesSeededInsideWallsAreRemoved) {
     const double r = 0.1 - 0.005;
     const double expected = 4.0 / 3.0 * 3.14159265 * r * r * r / 1e-6;
     EXPECT_NEAR(double(acc.seeded), expected, 0.05 * expected);
+}
+
+TEST(Solver, RestoredWallPoseIsTheBuiltOneAndMustMatchTheFieldSettings) {
+    Scene s;
+    s.parameters.particleSpacing = 0.01f;
+    s.parameters.kernelRadius = 0.02f;
+    s.wall.kind = WallMeshSpec::Kind::Sphere;
+    s.wall.radius = 0.1f;
+    s.wall.subdivisions = 3;
+    s.fluidBlocks.push_back({{{-0.05f, -0.05f, -0.05f}, {0.05f, 0.05f, 0.05f}}, {}});
+    Solver solver(s);
+    const WallDistanceField::Snapshot pose = solver.wallField()->snapshot();
+    TriangleMesh smaller = *solver.wallMesh();
+    for (Vec3& v : smaller.vertices) v = v * 0.9f;
+    solver.setWallMesh(smaller);
+    EXPECT_GT(solver.wallField()->signedDistance({0.095f, 0.f, 0.f}), 0.f) << "outside the smaller wall";
+    solver.restoreWall(pose);
+    EXPECT_LT(solver.wallField()->signedDistance({0.095f, 0.f, 0.f}), 0.f) << "inside the restored wall";
+    EXPECT_EQ(solver.wallMesh()->vertices.size(), pose.mesh.vertices.size());
+
+    s.parameters.particleSpacing = 0.008f; // another field cell size
+    s.parameters.kernelRadius = 0.016f;
+    Solver other(s);
+    EXPECT_THROW(other.restoreWall(pose), std::invalid_argument);
 }
 
 TEST(Solver, EmitterAndOutletKeepTheCountBounded) {
