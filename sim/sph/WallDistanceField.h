@@ -411,7 +411,8 @@ ATRIUM_HD WallHit collideWithWall(const WallFieldView& wall, float margin, float
 }
 
 /// Signed distance field of a closed, consistently outward-wound triangle mesh on a
-/// regular grid, rebuilt in place for every sub-frame of a moving wall.
+/// regular grid, rebuilt in place for every pose of a moving wall (or restored from a
+/// Snapshot of an earlier build).
 ///
 /// Sources: collision with margin, Poyart 2016 section 3.5.2.2 (the closest-point query
 /// that VTK's cell locator answered there is precomputed here); signs of the nodes from
