@@ -227,9 +227,11 @@ std::string usage() {
            "      Times S steps (default 100) after a warm-up and prints one JSON object. heart is the default\n"
            "      scene of `atrium-sim heart` (adult phantom, cached) with about N particles.\n"
            "  atrium-sim heart [--phantom NAME | --volumes PATTERN | --meshes PATTERN] [--beats B]\n"
-           "                   [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--json]\n"
+           "                   [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--fill seeded|emitter] [--json]\n"
            "      Builds (or loads from the cache) the moving heart, fills it with blood and runs B beats\n"
            "      (default 1); prints one JSON object. Phantoms: adult, athlete, heart-failure, child.\n"
+           "      --fill seeded (default) places settled blood at once; emitter fills through the atrial\n"
+           "      inflow with the heart still first (Poyart 2016, 3.5.6; about a simulated second).\n"
            "  atrium-sim backends\n"
            "      Says which backends this build and machine can run.\n";
 }
@@ -399,8 +401,12 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {
         const Options o = Options::parse(
-            args, {"--phantom", "--volumes", "--meshes", "--beats", "--particles", "--backend", "--cycle"}, {"--json"});
+            args, {"--phantom", "--volumes", "--meshes", "--beats", "--particles", "--backend", "--cycle", "--fill"},
+            {"--json"});
         if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
+        const std::string fill = o.get("--fill").value_or("seeded");
+        if (fill != "seeded" && fill != "emitter")
+            throw UsageError("--fill expects seeded or emitter, got '" + fill + "'");
         const int sources = int(o.get("--phantom").has_value()) + int(o.get("--volumes").has_value()) +
                             int(o.get("--meshes").has_value());
         if (sources > 1) throw UsageError("give one of --phantom, --volumes, --meshes");
@@ -418,7 +424,8 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             lv.push_back(heart::ventricleVolumeMl(loaded.moving.phaseMesh(k), loaded.anatomy));
         const double edv = *std::max_element(lv.begin(), lv.end()), esv = *std::min_element(lv.begin(), lv.end());
 
-        const heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backendFrom(o));
+        heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backendFrom(o));
+        if (fill == "emitter") hs.fill = heart::HeartSimulationSettings::Fill::Emitter;
         heart::HeartSimulation sim(loaded.moving, report.cycleSeconds, loaded.anatomy, hs);
         const sph::Solver& solver = sim.solver();
         err << "heart: " << solver.particleCount() << " particles at " << hs.particleSpacingMm << " mm on "
@@ -447,6 +454,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         sourceName.append(source.kind == heart::HeartSource::Kind::Phantom ? source.phantomPreset : source.pattern);
         nlohmann::json r = {
             {"source", sourceName},
+            {"fill", fill},
             {"phases", report.phases},
             {"triangles", {{"min", report.trianglesPerPhaseMin}, {"max", report.trianglesPerPhaseMax}}},
             {"lv_volume_ml", lv},

@@ -148,7 +148,23 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     fs::remove_all(cache);
 }
 
+TEST(SimCli, HeartCanFillThroughTheAtrialInflow) {
+    // Poyart 2016, 3.5.6: the still heart filled from the atrium before it beats. All its
+    // blood then came through the emitter, and none of it leaked.
+    const fs::path cache = tempDir("heart-fill-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    const Result r = run(heartCommand, {"--fill", "emitter", "--beats", "0.01", "--particles", "2000", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["fill"], "emitter");
+    EXPECT_GT(j["particles"].get<double>(), 1000.0) << "the heart holds its blood";
+    EXPECT_GE(j["emitted"].get<double>(), j["particles"].get<double>()) << "every particle came in through the inflow";
+    EXPECT_EQ(j["leaked_fraction_per_beat"].get<double>(), 0.0);
+    fs::remove_all(cache);
+}
+
 TEST(SimCli, HeartNamesTheMissingInput) {
+    EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--fill", "poured"}).code, 1) << "unknown fill";
     const Result r = run(heartCommand, {"--volumes", "/nonexistent/heart_%02d.vti", "--beats", "0.01"});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
