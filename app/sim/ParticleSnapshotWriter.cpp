@@ -62,29 +62,49 @@ std::filesystem::path ParticleSnapshotWriter::write(const sph::HostParticles& pa
     }
     scalarArray("density", particles.density);
     scalarArray("pressure", particles.pressure);
+    return writePolyData(poly.GetPointer(), "particles", step, time, written_, "particles.pvd");
+}
 
+std::filesystem::path ParticleSnapshotWriter::writeWall(const sph::TriangleMesh& wall, std::uint64_t step, double time) {
+    vtkNew<vtkPoints> points;
+    points->SetDataTypeToFloat();
+    points->SetNumberOfPoints(vtkIdType(wall.vertices.size()));
+    for (std::size_t i = 0; i < wall.vertices.size(); ++i)
+        points->SetPoint(vtkIdType(i), wall.vertices[i].x, wall.vertices[i].y, wall.vertices[i].z);
+    vtkNew<vtkCellArray> triangles;
+    triangles->AllocateExact(vtkIdType(wall.triangles.size()), vtkIdType(3 * wall.triangles.size()));
+    for (const auto& t : wall.triangles) {
+        const vtkIdType ids[3] = {vtkIdType(t[0]), vtkIdType(t[1]), vtkIdType(t[2])};
+        triangles->InsertNextCell(3, ids);
+    }
+    vtkNew<vtkPolyData> poly;
+    poly->SetPoints(points);
+    poly->SetPolys(triangles);
+    return writePolyData(poly.GetPointer(), "wall", step, time, wallsWritten_, "wall.pvd");
+}
+
+std::filesystem::path ParticleSnapshotWriter::writePolyData(vtkPolyData* polyData, const char* prefix, std::uint64_t step,
+                                                            double time, Collection& collection,
+                                                            const char* collectionName) {
     char name[64];
-    std::snprintf(name, sizeof name, "particles_%08llu.vtp", static_cast<unsigned long long>(step));
+    std::snprintf(name, sizeof name, "%s_%08llu.vtp", prefix, static_cast<unsigned long long>(step));
     const std::filesystem::path file = directory_ / name;
     vtkNew<vtkXMLPolyDataWriter> writer;
     writer->SetFileName(file.string().c_str());
-    writer->SetInputData(poly);
+    writer->SetInputData(polyData);
     writer->SetDataModeToAppended();
     writer->SetCompressorTypeToZLib();
-    if (writer->Write() != 1) throw std::runtime_error(file.string() + ": failed to write particle snapshot");
-    written_.emplace_back(time, name);
-    writeCollection();
-    return file;
-}
+    if (writer->Write() != 1) throw std::runtime_error(file.string() + ": failed to write " + prefix + " snapshot");
+    collection.emplace_back(time, name);
 
-void ParticleSnapshotWriter::writeCollection() const {
-    const std::filesystem::path file = directory_ / "particles.pvd";
-    std::ofstream out(file);
+    const std::filesystem::path list = directory_ / collectionName;
+    std::ofstream out(list);
     out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
-    for (const auto& [time, name] : written_)
-        out << "    <DataSet timestep=\"" << time << "\" part=\"0\" file=\"" << name << "\"/>\n";
+    for (const auto& [t, n] : collection)
+        out << "    <DataSet timestep=\"" << t << "\" part=\"0\" file=\"" << n << "\"/>\n";
     out << "  </Collection>\n</VTKFile>\n";
-    if (!out) throw std::runtime_error(file.string() + ": failed to write the ParaView collection");
+    if (!out) throw std::runtime_error(list.string() + ": failed to write the ParaView collection");
+    return file;
 }
 
 } // namespace atrium::app

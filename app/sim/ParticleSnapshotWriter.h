@@ -1,13 +1,16 @@
 #pragma once
 // Writes particle snapshots as VTK XML PolyData (.vtp, one vertex per particle with
 // velocity, speed, density and pressure arrays) and a ParaView collection (.pvd) that
-// lists them with their simulated times.
+// lists them with their simulated times; likewise the moving wall's mesh, if any.
 
 #include "sim/sph/Backend.h"
+#include "sim/sph/TriangleMesh.h"
 
 #include <filesystem>
 #include <string>
 #include <vector>
+
+class vtkPolyData;
 
 namespace atrium::app {
 
@@ -17,12 +20,16 @@ public:
     explicit ParticleSnapshotWriter(std::filesystem::path directory);
     /// Writes particles_<step>.vtp and rewrites particles.pvd; returns the .vtp path.
     std::filesystem::path write(const sph::HostParticles& particles, std::uint64_t step, double time);
+    /// Writes wall_<step>.vtp (the triangles, metres) and rewrites wall.pvd.
+    std::filesystem::path writeWall(const sph::TriangleMesh& wall, std::uint64_t step, double time);
 
 private:
-    void writeCollection() const;
+    using Collection = std::vector<std::pair<double, std::string>>;
+    std::filesystem::path writePolyData(vtkPolyData* polyData, const char* prefix, std::uint64_t step, double time,
+                                        Collection& collection, const char* collectionName);
 
     std::filesystem::path directory_;
-    std::vector<std::pair<double, std::string>> written_;
+    Collection written_, wallsWritten_;
 };
 
 } // namespace atrium::app

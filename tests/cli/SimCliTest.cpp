@@ -148,6 +148,33 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     fs::remove_all(cache);
 }
 
+TEST(SimCli, HeartWritesSnapshotsOfTheBloodAndTheWall) {
+    const fs::path cache = tempDir("heart-out-cache"), out = tempDir("heart-out");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    const Result r = run(heartCommand, {"--beats", "0.01", "--particles", "2000", "--out", out.string(),
+                                        "--outputs-per-beat", "300", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto snapshots = nlohmann::json::parse(r.out)["snapshots"].get<std::size_t>();
+    EXPECT_GE(snapshots, 3u) << "300 a beat over 0.01 beat, and one at the start";
+    std::size_t particleFiles = 0, wallFiles = 0;
+    for (const auto& e : fs::directory_iterator(out)) {
+        const std::string name = e.path().filename().string();
+        particleFiles += name.rfind("particles_", 0) == 0 ? 1 : 0;
+        if (name.rfind("wall_", 0) == 0) {
+            ++wallFiles;
+            std::ifstream in(e.path());
+            const std::string head((std::istreambuf_iterator<char>(in)), {});
+            EXPECT_NE(head.find("NumberOfPolys=\"1"), std::string::npos) << name << ": the wall's triangles";
+        }
+    }
+    EXPECT_EQ(particleFiles, snapshots);
+    EXPECT_EQ(wallFiles, snapshots);
+    EXPECT_TRUE(fs::exists(out / "particles.pvd"));
+    EXPECT_TRUE(fs::exists(out / "wall.pvd"));
+    fs::remove_all(cache);
+    fs::remove_all(out);
+}
+
 TEST(SimCli, HeartCanFillThroughTheAtrialInflow) {
     // Poyart 2016, 3.5.6: the still heart filled from the atrium before it beats. All its
     // blood then came through the emitter, and none of it leaked.
