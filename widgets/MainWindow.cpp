@@ -99,7 +99,11 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
         const QString kind = settings.value("heart/kind").toString(), value = settings.value("heart/value").toString();
         try {
             if (kind == "phantom") source = heart::HeartSource::fromPreset(value.toStdString());
-            else if (kind == "volumes") source = heart::HeartSource::fromVolumes(value.toStdString());
+            else if (kind == "volumes") {
+                bool hasIso = false;
+                const float iso = settings.value("heart/isovalue").toFloat(&hasIso);
+                source = heart::HeartSource::fromVolumes(value.toStdString(), hasIso ? std::optional<float>(iso) : std::nullopt);
+            }
             else if (kind == "meshes") source = heart::HeartSource::fromMeshes(value.toStdString());
         } catch (const std::exception&) {
             source = heart::HeartSource::fromPreset("adult"); // a stale setting is no reason to fail
@@ -399,7 +403,23 @@ void MainWindow::chooseSeries(bool volumes) {
     const QString dir = QFileDialog::getExistingDirectory(
         this, volumes ? "Folder of volumes, one per phase (or of DICOM series folders)" : "Folder of meshes, one per phase");
     if (dir.isEmpty()) return;
-    loadHeart(volumes ? heart::HeartSource::fromVolumes(dir.toStdString(), std::nullopt, cycleSeconds_)
+    std::optional<float> isovalue;
+    if (volumes) {
+        bool ok = false;
+        const QString text = QInputDialog::getText(
+            this, "Isovalue", "Intensity between blood and wall (blank: suggested by the intensity histogram):",
+            QLineEdit::Normal, QString(), &ok);
+        if (!ok) return;
+        if (!text.trimmed().isEmpty()) {
+            const float v = text.trimmed().toFloat(&ok);
+            if (!ok) {
+                QMessageBox::warning(this, "Isovalue", "Not a number: '" + text + "'");
+                return;
+            }
+            isovalue = v;
+        }
+    }
+    loadHeart(volumes ? heart::HeartSource::fromVolumes(dir.toStdString(), isovalue, cycleSeconds_)
                       : heart::HeartSource::fromMeshes(dir.toStdString(), cycleSeconds_));
 }
 
@@ -503,6 +523,8 @@ void MainWindow::writeSettings() const {
     s.setValue("heart/kind", kinds[int(source_.kind)]);
     s.setValue("heart/value", QString::fromStdString(source_.kind == heart::HeartSource::Kind::Phantom ? source_.phantomPreset
                                                                                                         : source_.pattern));
+    if (source_.isovalue) s.setValue("heart/isovalue", double(*source_.isovalue));
+    else s.remove("heart/isovalue");
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {

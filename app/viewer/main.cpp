@@ -72,6 +72,7 @@ int main(int argc, char** argv) {
         {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child).", "NAME"},
         {"volumes", "Show the heart of a 4D scan: a folder or printf pattern of volumes, one per phase.", "PATTERN"},
         {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase.", "PATTERN"},
+        {"isovalue", "With --volumes: the blood/wall isovalue (default: suggested by the intensity histogram).", "V"},
         {"particles", "Blood particle budget (default 15000).", "N"},
         {"backend", "Simulation backend: cpu or cuda.", "NAME"},
         {"mode", "Navigation: orbit, usim or first-person.", "MODE"},
@@ -90,7 +91,15 @@ int main(int argc, char** argv) {
     if (sources > 1) fail("give one of --phantom, --volumes, --meshes");
     try {
         if (parser.isSet("phantom")) options.source = heart::HeartSource::fromPreset(parser.value("phantom").toStdString());
-        if (parser.isSet("volumes")) options.source = heart::HeartSource::fromVolumes(parser.value("volumes").toStdString());
+        std::optional<float> isovalue;
+        if (parser.isSet("isovalue")) {
+            bool ok = false;
+            isovalue = parser.value("isovalue").toFloat(&ok);
+            if (!ok || !parser.isSet("volumes"))
+                fail("--isovalue expects a number and goes with --volumes, got '" + parser.value("isovalue") + "'");
+        }
+        if (parser.isSet("volumes"))
+            options.source = heart::HeartSource::fromVolumes(parser.value("volumes").toStdString(), isovalue);
         if (parser.isSet("meshes")) options.source = heart::HeartSource::fromMeshes(parser.value("meshes").toStdString());
     } catch (const std::exception& e) {
         fail(e.what());

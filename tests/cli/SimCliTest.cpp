@@ -1,5 +1,7 @@
 // atrium-sim run / bench as a user calls them (in-process, same code as main()).
 #include "app/sim/SimCommands.h"
+#include "sim/heart/HeartPhantom.h"
+#include "sim/heart/VolumeSeries.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -10,6 +12,7 @@
 #include <unistd.h>
 
 using namespace atrium::app;
+namespace heart = atrium::heart;
 namespace fs = std::filesystem;
 
 namespace {
@@ -145,6 +148,34 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     const Result again = run(heartCommand, {"--phantom", "adult", "--beats", "0.01", "--particles", "3000", "--json"});
     ASSERT_EQ(again.code, 0) << again.err;
     EXPECT_TRUE(nlohmann::json::parse(again.out)["from_cache"].get<bool>());
+    fs::remove_all(cache);
+}
+
+TEST(SimCli, HeartCutsVolumesAtTheIsovalueGivenOrSuggested) {
+    // A coarse phantom written as a volume series, as a scan would come: without
+    // --isovalue the histogram's suggestion is used and reported; a higher one (blood is
+    // the brighter side) gives a smaller blood pool.
+    const fs::path dir = tempDir("heart-volumes"), cache = tempDir("heart-volumes-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    fs::create_directories(dir);
+    heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
+    p.voxelSizeMm = 2.0;
+    p.phases = 4;
+    heart::writeVolumeSeries(heart::HeartPhantom(p).generate(), (dir / "heart_%02d.vti").string());
+    const std::string pattern = (dir / "heart_%02d.vti").string();
+    const Result suggested = run(heartCommand, {"--volumes", pattern, "--beats", "0.005", "--particles", "1000", "--json"});
+    ASSERT_EQ(suggested.code, 0) << suggested.err;
+    const auto s = nlohmann::json::parse(suggested.out);
+    ASSERT_TRUE(s["isovalue"].is_number());
+    const double iso = s["isovalue"].get<double>(), higher = iso * 1.15;
+    const Result chosen = run(heartCommand, {"--volumes", pattern, "--isovalue", std::to_string(higher), "--beats",
+                                             "0.005", "--particles", "1000", "--json"});
+    ASSERT_EQ(chosen.code, 0) << chosen.err;
+    const auto c = nlohmann::json::parse(chosen.out);
+    EXPECT_NEAR(c["isovalue"].get<double>(), higher, 1e-3 * higher);
+    EXPECT_LT(c["blood_pool_volume_ml"][0].get<double>(), s["blood_pool_volume_ml"][0].get<double>());
+    EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--isovalue", "300"}).code, 1) << "--isovalue without --volumes";
+    fs::remove_all(dir);
     fs::remove_all(cache);
 }
 
