@@ -349,10 +349,14 @@ void MainWindow::loadHeart(const heart::HeartSource& source) {
                                                           : loaded.report.bloodPoolVolumeMl.front();
         choices_.heartRateBpm = 60.0 / cycleSeconds_;
         setWindowTitle("Atrium - " + sourceLabel(source_));
-        statusBar()->showMessage(QString("Heart loaded (%1, %2 phases, %3 triangles)")
+        QString capped;
+        if (loaded.report.holesCapped > 0)
+            capped = QString(", %1 holes capped to close it").arg(qulonglong(loaded.report.holesCapped));
+        statusBar()->showMessage(QString("Heart loaded (%1, %2 phases, %3 triangles%4)")
                                      .arg(loaded.report.fromCache ? "from the cache" : "processed")
                                      .arg(loaded.report.phases)
-                                     .arg(qulonglong(loaded.report.trianglesPerPhaseMax)),
+                                     .arg(qulonglong(loaded.report.trianglesPerPhaseMax))
+                                     .arg(capped),
                                  6000);
         restartSimulation(choices_);
         Q_EMIT heartLoaded();

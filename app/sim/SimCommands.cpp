@@ -444,6 +444,8 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         if (const auto m = o.get("--meshes")) source = heart::HeartSource::fromMeshes(*m, cycle);
         const LoadedHeart loaded = loadHeartShowingProgress(source, err);
         const heart::PipelineReport& report = loaded.report;
+        if (report.holesCapped > 0)
+            err << "heart: the meshes were open; " << report.holesCapped << " holes capped to close them\n";
         std::vector<double> lv;
         for (int k = 0; k < loaded.moving.phaseCount(); ++k)
             lv.push_back(heart::ventricleVolumeMl(loaded.moving.phaseMesh(k), loaded.anatomy));
@@ -502,6 +504,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"lv_volume_ml", lv},
             {"ejection_fraction", edv > 0 ? (edv - esv) / edv : 0.0},
             {"blood_pool_volume_ml", report.bloodPoolVolumeMl},
+            {"holes_capped", report.holesCapped}, // open meshes (e.g. at the valve plane) closed
             {"max_subframe_displacement_mm", report.maxSubframeDisplacementMm},
             {"particle_spacing_mm", hs.particleSpacingMm},
             {"particles", solver.particleCount()},

@@ -1,6 +1,7 @@
 // atrium-sim run / bench as a user calls them (in-process, same code as main()).
 #include "app/sim/SimCommands.h"
 #include "sim/heart/HeartPhantom.h"
+#include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
 
 #include <gtest/gtest.h>
@@ -175,6 +176,26 @@ TEST(SimCli, HeartCutsVolumesAtTheIsovalueGivenOrSuggested) {
     EXPECT_NEAR(c["isovalue"].get<double>(), higher, 1e-3 * higher);
     EXPECT_LT(c["blood_pool_volume_ml"][0].get<double>(), s["blood_pool_volume_ml"][0].get<double>());
     EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--isovalue", "300"}).code, 1) << "--isovalue without --volumes";
+    fs::remove_all(dir);
+    fs::remove_all(cache);
+}
+
+TEST(SimCli, HeartSaysWhenItCappedOpenMeshes) {
+    // A ventricle mesh series open where the valves were (here: a sphere with the fan
+    // of one vertex removed, in two phases) is closed by capping, and the run says so.
+    const fs::path dir = tempDir("heart-open"), cache = tempDir("heart-open-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    fs::create_directories(dir);
+    for (int k = 0; k < 2; ++k) {
+        atrium::sph::TriangleMesh m = atrium::sph::TriangleMesh::icosphere({0.f, 0.f, 0.f}, 30.f - 3.f * float(k), 3);
+        std::erase_if(m.triangles, [](const auto& t) { return t[0] == 0 || t[1] == 0 || t[2] == 0; });
+        heart::writeMesh(m, dir / ("open_" + std::to_string(k) + ".vtp"));
+    }
+    const Result r = run(heartCommand, {"--meshes", (dir / "open_%d.vtp").string(), "--beats", "0.005", "--particles",
+                                        "1000", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(nlohmann::json::parse(r.out)["holes_capped"].get<int>(), 2) << "one hole per phase";
+    EXPECT_NE(r.err.find("2 holes capped"), std::string::npos) << r.err;
     fs::remove_all(dir);
     fs::remove_all(cache);
 }
