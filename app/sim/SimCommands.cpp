@@ -427,6 +427,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const double beats = o.positive("--beats", 1.0, "a number");
         const auto particles = std::size_t(o.integer("--particles", 15000, 100));
         const auto outputsPerBeat = o.integer("--outputs-per-beat", 20, 1);
+        if (o.get("--outputs-per-beat") && !o.get("--out")) throw UsageError("--outputs-per-beat goes with --out");
         std::optional<ParticleSnapshotWriter> writer;
         if (const auto dir = o.get("--out")) writer.emplace(*dir);
 

@@ -244,6 +244,7 @@ TEST(SimCli, HeartCanFillThroughTheAtrialInflow) {
 
 TEST(SimCli, HeartNamesTheMissingInput) {
     EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--fill", "poured"}).code, 1) << "unknown fill";
+    EXPECT_EQ(run(heartCommand, {"--outputs-per-beat", "5"}).code, 1) << "snapshots without --out";
     const Result r = run(heartCommand, {"--volumes", "/nonexistent/heart_%02d.vti", "--beats", "0.01"});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
