@@ -190,22 +190,6 @@ heart::HeartSimulationSettings bloodSettings(const LoadedHeart& h, std::size_t p
     return settings;
 }
 
-/// Builds and keeps the wall's poses of one beat (HeartSimulation::prepareWallPoses),
-/// with a progress line; returns the mean time to build one (ms).
-double prepareWallPoses(heart::HeartSimulation& sim, const std::string& label, std::ostream& err) {
-    const auto t0 = std::chrono::steady_clock::now();
-    const std::size_t kept0 = sim.wallPoseStats().keptPoses;
-    int shown = -10;
-    sim.prepareWallPoses([&](double fraction) {
-        if (int(100 * fraction) < shown + 10) return;
-        shown = int(100 * fraction);
-        err << label << ": building the wall's poses " << shown << "%\n" << std::flush;
-    });
-    const std::size_t built = sim.wallPoseStats().keptPoses - kept0;
-    return built ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count() / double(built)
-                 : 0.0;
-}
-
 int guarded(std::ostream& err, const std::function<int()>& body) {
     try {
         return body();
@@ -322,7 +306,17 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                                                                 loaded->anatomy, hs);
             // Every beat after the first restores the wall's poses instead of building
             // them; build them all first, so that the steps timed are such a beat's.
-            poseBuildMs = prepareWallPoses(*heartSim, "bench heart", err);
+            const auto p0 = std::chrono::steady_clock::now();
+            int shown = -10;
+            heartSim->prepareWallPoses([&](double fraction) {
+                if (int(100 * fraction) < shown + 10) return;
+                shown = int(100 * fraction);
+                err << "bench heart: building the wall's poses " << shown << "%\n" << std::flush;
+            });
+            const std::size_t built = heartSim->wallPoseStats().keptPoses;
+            poseBuildMs = built ? std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - p0).count() /
+                                      double(built)
+                                : 0.0;
         } else {
             plain = std::make_unique<sph::Solver>(benchmarkScene(sceneName, particles), backend);
         }
@@ -458,11 +452,6 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const sph::Solver& solver = sim.solver();
         err << "heart: " << solver.particleCount() << " particles at " << hs.particleSpacingMm << " mm on "
             << solver.backendName() << "\n";
-        // The wall's field for each pose of the beat, precomputed and kept (as many as
-        // wallPoseCacheMiB holds): every beat then restores its poses.
-        const std::size_t kept0 = sim.wallPoseStats().keptPoses;
-        const double prepareMs = prepareWallPoses(sim, "heart", err);
-        const std::size_t prepared = sim.wallPoseStats().keptPoses - kept0;
 
         ProgressLine progress(err, "heart", 1000);
         const std::uint64_t steps0 = solver.stepCount();
@@ -516,12 +505,10 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"emitted", solver.accounting().emitted},
             {"ms_per_step", steps ? ms / double(steps) : 0.0},
             {"ms_mesh_update", sim.meshUpdates() ? sim.meshUpdateMs() / double(sim.meshUpdates()) : 0.0},
-            // Poses built and kept before the beats; built during them (those past the
-            // memory budget, every beat) and restored.
+            // The first beat builds each pose of the wall and keeps it (as many as the
+            // memory budget holds), later beats restore them.
             {"wall_poses",
              {{"per_cycle", sim.wallPosesPerCycle()},
-              {"prepared", prepared},
-              {"ms_prepare", prepareMs},
               {"built", poses.builds},
               {"restored", poses.restores},
               {"ms_build", poses.builds ? poses.buildMs / double(poses.builds) : 0.0},
