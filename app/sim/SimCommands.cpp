@@ -14,7 +14,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
-#include <cstdlib>
 #include <cstdio>
 #include <functional>
 #include <iomanip>
@@ -78,18 +77,27 @@ struct Options {
         return n;
     }
 
-    /// A number > 0 (`what` names its unit in the error, e.g. "seconds").
-    double positive(const std::string& key, double fallback, const std::string& what) const {
+    /// A finite number, if given (all of the value must be one).
+    std::optional<double> number(const std::string& key) const {
         const auto v = get(key);
-        if (!v) return fallback;
+        if (!v) return std::nullopt;
+        std::size_t used = 0;
         double x = 0.0;
         try {
-            x = std::stod(*v);
+            x = std::stod(*v, &used);
         } catch (const std::exception&) {
-            x = 0.0;
+            used = 0;
         }
-        if (!(x > 0.0)) throw UsageError(key + " expects " + what + " > 0, got '" + *v + "'");
+        if (used != v->size() || !std::isfinite(x)) throw UsageError(key + " expects a number, got '" + *v + "'");
         return x;
+    }
+
+    /// A number > 0 (`what` names its unit in the error, e.g. "seconds").
+    double positive(const std::string& key, double fallback, const std::string& what) const {
+        const std::optional<double> x = number(key);
+        if (!x) return fallback;
+        if (!(*x > 0.0)) throw UsageError(key + " expects " + what + " > 0, got '" + *get(key) + "'");
+        return *x;
     }
 };
 
@@ -427,13 +435,9 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
         heart::HeartSource source = heart::HeartSource::fromPreset(o.get("--phantom").value_or("adult"));
         std::optional<float> isovalue;
-        if (const auto iso = o.get("--isovalue")) {
+        if (const auto iso = o.number("--isovalue")) {
             if (!o.get("--volumes")) throw UsageError("--isovalue goes with --volumes");
-            char* end = nullptr;
-            const float v = std::strtof(iso->c_str(), &end);
-            if (end == iso->c_str() || *end != '\0' || !std::isfinite(v))
-                throw UsageError("--isovalue expects a number, got '" + *iso + "'");
-            isovalue = v;
+            isovalue = float(*iso);
         }
         if (const auto v = o.get("--volumes")) source = heart::HeartSource::fromVolumes(*v, isovalue, cycle);
         if (const auto m = o.get("--meshes")) source = heart::HeartSource::fromMeshes(*m, cycle);

@@ -81,7 +81,7 @@ struct HeartSimulationSettings {
     /// velocity (Solver::setWallMesh's `poseTime`), so a pose only corrects the
     /// curvature of the motion, where posing a still wall used to shove the blood by
     /// the whole travel (which at a quarter spacing blew the simulation up). With the
-    /// adult phantom at 15k particles, 1 spacing (98 poses per beat) ends diastole with
+    /// adult phantom at 15k particles, 1 spacing (99 poses per beat) ends diastole with
     /// the same blood in the ventricle as every sub-frame (0.34 spacings, 240 poses)
     /// within 0.6 %; 2 spacings (49 poses) within 0.3 %, but 2 % less dense in mid
     /// diastole (docs/PERFORMANCE.md).

@@ -24,6 +24,12 @@ namespace atrium::sph {
 
 namespace {
 
+/// Bytes a vector holds (its capacity), for the memory reports.
+template <class V>
+std::size_t capacityBytes(const V& v) {
+    return v.capacity() * sizeof(typename V::value_type);
+}
+
 // Four floats / ints (GCC and Clang vector extension; SSE on x86-64).
 using V4 = float __attribute__((vector_size(16)));
 using V4i = std::int32_t __attribute__((vector_size(16)));
@@ -954,7 +960,6 @@ WallDistanceField::Snapshot WallDistanceField::snapshot() const {
     s.vertexNormals = vertexNormals_;
     s.settings = settings_;
     s.origin = origin_;
-    s.cellSize = cellSize_;
     s.band = band_;
     s.nx = nx_;
     s.ny = ny_;
@@ -994,7 +999,7 @@ void WallDistanceField::restore(const Snapshot& s) {
     computeNormals(false);
     settings_ = s.settings;
     origin_ = s.origin;
-    cellSize_ = s.cellSize;
+    cellSize_ = s.settings.cellSize;
     band_ = s.band;
     nx_ = s.nx;
     ny_ = s.ny;
@@ -1033,7 +1038,7 @@ void WallDistanceField::restore(const Snapshot& s) {
 }
 
 std::size_t WallDistanceField::Snapshot::bytes() const {
-    auto b = [](const auto& vec) { return vec.capacity() * sizeof(typename std::decay_t<decltype(vec)>::value_type); };
+    const auto b = [](const auto& vec) { return capacityBytes(vec); };
     return sizeof(Snapshot) + b(mesh.vertices) + b(mesh.triangles) + b(vertexVelocities) + b(vertexNormals) + b(inside) + b(inBand) +
            b(bandPhi) + b(bandVelocity) + b(thinCells) + b(thinStart) + b(cellTriangles16) + b(cellTriangles32);
 }
@@ -1078,7 +1083,7 @@ float WallDistanceField::signedDistance(Vec3 p) const {
 }
 
 std::size_t WallDistanceField::bytes() const {
-    auto b = [](const auto& vec) { return vec.capacity() * sizeof(typename std::decay_t<decltype(vec)>::value_type); };
+    const auto b = [](const auto& vec) { return capacityBytes(vec); };
     return b(phi_) + b(nodeVelocity_) + b(cellTriangleStart_) + b(cellTriangles_) + b(vertices_) +
            b(vertexNormals_) + b(vertexVelocities_) + b(triangles_) + b(faceNormals_) + b(triangleBalls_) + b(edgeNormals_) +
            b(edgeNeighbour_) + b(vertexCornerStart_) + b(vertexCorners_) + b(nodeKey_) + b(nodeBand_) +

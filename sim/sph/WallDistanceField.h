@@ -497,7 +497,7 @@ public:
         std::vector<Vec3> vertexNormals;     ///< kept: they cost an acos per corner
         Settings settings;
         Vec3 origin;
-        float cellSize = 0.f, band = 0.f;
+        float band = 0.f; ///< the band used (settings.band may be 0: automatic)
         int nx = 0, ny = 0, nz = 0;
         std::vector<std::uint64_t> inside;   ///< bit n: node n has phi < 0 (off-band nodes: -band)
         std::vector<std::uint64_t> inBand;   ///< bit n: node n is in the band
@@ -555,7 +555,7 @@ private:
     void resolveNodes();
     void buildThinCells();
     /// Writes cellTriangleStart_ for thin cells `thin` (ascending) whose lists start at
-    /// listStart (thin.size() + 1 offsets), and sets thinCells_.
+    /// listStart (thin.size() + 1 offsets).
     void writeCellStarts(const std::vector<std::uint32_t>& thin, const std::uint32_t* listStart);
 
     Settings settings_;
