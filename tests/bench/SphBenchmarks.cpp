@@ -93,6 +93,12 @@ sph::TriangleMesh twoChambers() {
     return a;
 }
 
+/// At most `threads` TBB threads while the result lives (0: no limit).
+std::unique_ptr<tbb::global_control> threadLimit(int threads) {
+    if (threads <= 0) return nullptr;
+    return std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+}
+
 /// The wall benches' mesh `id`: 3, 4, 5: icosphere subdivisions, r = 5 cm; 50: lobed
 /// cube sphere of 50,700 triangles, r = 5 cm; 51: two chambers with a thin gap.
 sph::TriangleMesh wallBenchMesh(int id) {
@@ -108,9 +114,7 @@ sph::TriangleMesh wallBenchMesh(int id) {
 void wallFieldRebuild(benchmark::State& state) {
     const sph::TriangleMesh mesh = wallBenchMesh(int(state.range(0)));
     const int threads = int(state.range(2));
-    std::unique_ptr<tbb::global_control> limit;
-    if (threads > 0)
-        limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    const auto limit = threadLimit(threads);
     // A beating wall: every build moves the vertices (same triangles) and gives velocities.
     std::vector<sph::Vec3> velocity(mesh.vertices.size());
     sph::TriangleMesh moving = mesh;
@@ -155,9 +159,7 @@ BENCHMARK(wallFieldRebuild)
 void wallFieldRestore(benchmark::State& state) {
     const sph::TriangleMesh mesh = wallBenchMesh(int(state.range(0)));
     const int threads = int(state.range(2));
-    std::unique_ptr<tbb::global_control> limit;
-    if (threads > 0)
-        limit = std::make_unique<tbb::global_control>(tbb::global_control::max_allowed_parallelism, std::size_t(threads));
+    const auto limit = threadLimit(threads);
     sph::WallDistanceField::Settings settings;
     settings.cellSize = float(state.range(1)) * 1e-6f;
     std::vector<sph::WallDistanceField::Snapshot> poses;

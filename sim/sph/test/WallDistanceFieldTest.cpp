@@ -774,15 +774,45 @@ TEST(WallDistanceField, BuildIsIndependentOfTheThreadCount) {
     }
 }
 
+/// A wall and the cell size of its field.
+struct Frame {
+    TriangleMesh mesh;
+    float h;
+};
+
+/// Every array of two fields' views is the same, bit for bit.
+void expectSameField(const WallDistanceField& got, const WallDistanceField& want, const std::string& what) {
+    const WallFieldView a = got.view(), b = want.view();
+    ASSERT_EQ(a.nx, b.nx) << what;
+    ASSERT_EQ(a.ny, b.ny) << what;
+    ASSERT_EQ(a.nz, b.nz) << what;
+    ASSERT_EQ(a.nodeCount, b.nodeCount) << what;
+    ASSERT_EQ(a.cellCount, b.cellCount) << what;
+    EXPECT_EQ(a.origin.x, b.origin.x) << what;
+    EXPECT_EQ(a.band, b.band) << what;
+    EXPECT_EQ(std::memcmp(a.phi, b.phi, a.nodeCount * sizeof(float)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.wallVelocity, b.wallVelocity, a.nodeCount * sizeof(Vec3)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.cellTriangleStart, b.cellTriangleStart, (a.cellCount + 1) * sizeof(std::uint32_t)), 0) << what;
+    ASSERT_EQ(a.cellTriangleCount, b.cellTriangleCount) << what;
+    if (a.cellTriangleCount > 0) {
+        EXPECT_EQ(std::memcmp(a.cellTriangles, b.cellTriangles, a.cellTriangleCount * sizeof(std::uint32_t)), 0) << what;
+    }
+    ASSERT_EQ(a.vertexCount, b.vertexCount) << what;
+    ASSERT_EQ(a.triangleCount, b.triangleCount) << what;
+    EXPECT_EQ(std::memcmp(a.vertices, b.vertices, a.vertexCount * sizeof(Vec3)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.vertexVelocities, b.vertexVelocities, a.vertexCount * sizeof(Vec3)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.vertexNormals, b.vertexNormals, a.vertexCount * sizeof(Vec3)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.faceNormals, b.faceNormals, a.triangleCount * sizeof(Vec3)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.edgeNormals, b.edgeNormals, 3 * a.triangleCount * sizeof(Vec3)), 0) << what;
+    EXPECT_EQ(std::memcmp(a.triangleBalls, b.triangleBalls, 4 * a.triangleCount * sizeof(float)), 0) << what;
+    EXPECT_EQ(got.thinCellCount(), want.thinCellCount()) << what;
+}
+
 TEST(WallDistanceField, RebuildingOneFieldEqualsFreshBuilds) {
     // A beating, translating wall (the grid grows and shrinks between builds), a switch to
     // a thin slab (thin cells) and back, and a new triangulation: the reused field must
     // give exactly what a fresh one gives.
     const TriangleMesh base = TriangleMesh::icosphere({}, 0.05f, 4);
-    struct Frame {
-        TriangleMesh mesh;
-        float h;
-    };
     std::vector<Frame> frames;
     for (int f = 0; f < 5; ++f) {
         TriangleMesh m = base;
@@ -799,18 +829,7 @@ TEST(WallDistanceField, RebuildingOneFieldEqualsFreshBuilds) {
         reused.build(frames[f].mesh, &vel, cells(frames[f].h));
         WallDistanceField fresh;
         fresh.build(frames[f].mesh, &vel, cells(frames[f].h));
-        const WallFieldView a = reused.view(), b = fresh.view();
-        ASSERT_EQ(a.nodeCount, b.nodeCount) << "frame " << f;
-        ASSERT_EQ(a.cellCount, b.cellCount) << "frame " << f;
-        EXPECT_EQ(std::memcmp(a.phi, b.phi, a.nodeCount * sizeof(float)), 0) << "frame " << f;
-        EXPECT_EQ(std::memcmp(a.wallVelocity, b.wallVelocity, a.nodeCount * sizeof(Vec3)), 0) << "frame " << f;
-        EXPECT_EQ(std::memcmp(a.cellTriangleStart, b.cellTriangleStart, (a.cellCount + 1) * sizeof(std::uint32_t)), 0)
-            << "frame " << f;
-        ASSERT_EQ(a.cellTriangleCount, b.cellTriangleCount) << "frame " << f;
-        if (a.cellTriangleCount > 0) {
-            EXPECT_EQ(std::memcmp(a.cellTriangles, b.cellTriangles, a.cellTriangleCount * sizeof(std::uint32_t)), 0);
-        }
-        EXPECT_EQ(std::memcmp(a.vertexNormals, b.vertexNormals, a.vertexCount * sizeof(Vec3)), 0) << "frame " << f;
+        expectSameField(reused, fresh, "frame " + std::to_string(f));
     }
 }
 
@@ -820,10 +839,6 @@ TEST(WallDistanceField, RestoredSnapshotsEqualFreshBuilds) {
     // give exactly the field built from that mesh, and a build after a restore exactly
     // a fresh build.
     const TriangleMesh base = TriangleMesh::icosphere({}, 0.05f, 4);
-    struct Frame {
-        TriangleMesh mesh;
-        float h;
-    };
     std::vector<Frame> frames;
     for (int f = 0; f < 3; ++f) {
         TriangleMesh m = base;
@@ -845,31 +860,6 @@ TEST(WallDistanceField, RestoredSnapshotsEqualFreshBuilds) {
     }
     EXPECT_GT(snapshots.back().thinCellCount, 0u) << "the slab should have thin cells";
 
-    const auto expectSame = [](const WallDistanceField& got, const WallDistanceField& want, const std::string& what) {
-        const WallFieldView a = got.view(), b = want.view();
-        ASSERT_EQ(a.nx, b.nx) << what;
-        ASSERT_EQ(a.ny, b.ny) << what;
-        ASSERT_EQ(a.nz, b.nz) << what;
-        EXPECT_EQ(a.origin.x, b.origin.x) << what;
-        EXPECT_EQ(a.band, b.band) << what;
-        EXPECT_EQ(std::memcmp(a.phi, b.phi, a.nodeCount * sizeof(float)), 0) << what;
-        EXPECT_EQ(std::memcmp(a.wallVelocity, b.wallVelocity, a.nodeCount * sizeof(Vec3)), 0) << what;
-        EXPECT_EQ(std::memcmp(a.cellTriangleStart, b.cellTriangleStart, (a.cellCount + 1) * sizeof(std::uint32_t)), 0)
-            << what;
-        ASSERT_EQ(a.cellTriangleCount, b.cellTriangleCount) << what;
-        if (a.cellTriangleCount > 0) {
-            EXPECT_EQ(std::memcmp(a.cellTriangles, b.cellTriangles, a.cellTriangleCount * sizeof(std::uint32_t)), 0)
-                << what;
-        }
-        ASSERT_EQ(a.vertexCount, b.vertexCount) << what;
-        ASSERT_EQ(a.triangleCount, b.triangleCount) << what;
-        EXPECT_EQ(std::memcmp(a.vertices, b.vertices, a.vertexCount * sizeof(Vec3)), 0) << what;
-        EXPECT_EQ(std::memcmp(a.vertexVelocities, b.vertexVelocities, a.vertexCount * sizeof(Vec3)), 0) << what;
-        EXPECT_EQ(std::memcmp(a.vertexNormals, b.vertexNormals, a.vertexCount * sizeof(Vec3)), 0) << what;
-        EXPECT_EQ(std::memcmp(a.faceNormals, b.faceNormals, a.triangleCount * sizeof(Vec3)), 0) << what;
-        EXPECT_EQ(std::memcmp(a.edgeNormals, b.edgeNormals, 3 * a.triangleCount * sizeof(Vec3)), 0) << what;
-        EXPECT_EQ(got.thinCellCount(), want.thinCellCount()) << what;
-    };
     WallDistanceField reused;
     const std::size_t order[] = {2, 0, 3, 1, 2, 3};
     for (std::size_t step = 0; step < std::size(order); ++step) {
@@ -877,7 +867,7 @@ TEST(WallDistanceField, RestoredSnapshotsEqualFreshBuilds) {
         WallDistanceField fresh;
         fresh.build(frames[f].mesh, &velocities[f], cells(frames[f].h));
         reused.restore(snapshots[f]);
-        expectSame(reused, fresh, "restore of frame " + std::to_string(f) + " at step " + std::to_string(step));
+        expectSameField(reused, fresh, "restore of frame " + std::to_string(f) + " at step " + std::to_string(step));
         // A build over the restored field (another frame) is a fresh build too.
         const std::size_t g = order[(step + 1) % std::size(order)];
         WallDistanceField freshG;
@@ -885,7 +875,7 @@ TEST(WallDistanceField, RestoredSnapshotsEqualFreshBuilds) {
         WallDistanceField rebuilt;
         rebuilt.restore(snapshots[f]);
         rebuilt.build(frames[g].mesh, &velocities[g], cells(frames[g].h));
-        expectSame(rebuilt, freshG, "build of frame " + std::to_string(g) + " after restoring " + std::to_string(f));
+        expectSameField(rebuilt, freshG, "build of frame " + std::to_string(g) + " after restoring " + std::to_string(f));
     }
     EXPECT_THROW(WallDistanceField().snapshot(), std::logic_error);
 }
