@@ -55,6 +55,9 @@ struct StepInput {
     std::span<const Outlet> outlets;
     float wallMargin = 0.f;
     float wallDistanceOffset = 0.f; ///< see WallKernelIntegrals.h
+    /// Divides the spiky pressure gradient: 1 / spikyGradientLatticeSum() (WallKernelIntegrals.h)
+    float pressureGradientScale = 1.f;
+    WallForceParameters wallForce;
     float wallRestitution = 0.f;
     /// Seconds from the wall field's pose to the start of this step (WallFieldView::poseAge;
     /// the boundary pass, at the end of the step, adds dt).

@@ -248,7 +248,8 @@ private:
     }
 
     WallNeighbourhood wallsNear(const StepInput& in, Vec3 p, const WallFieldView* wall) const {
-        return wallNeighbourhood(p, in.kernels.h, in.wallDistanceOffset, in.container, in.planes.data(), int(in.planes.size()), wall);
+        return wallNeighbourhood(p, in.kernels.h, in.wallDistanceOffset, in.gravity, in.container, in.planes.data(),
+                                 int(in.planes.size()), wall);
     }
 
     const WallFieldView* wallView(WallFieldView& storage, float poseAge) const {
@@ -313,6 +314,8 @@ private:
     /// The pressure term uses (p_i + p_j) where eq. 2.6a has (p_i + p_j) / 2: in the
     /// bulk sum_j V_j grad W_ij ~ 0 and sum_j V_j p_j grad W_ij ~ grad p, so the halved
     /// form yields grad p / 2 and a hydrostatic column would settle at twice rho g h.
+    /// The pressure gradient is divided by spikyGradientLatticeSum() (0.947 for h = 2
+    /// spacings), so that on the seeding lattice it is exact for a linear pressure.
     std::uint64_t forcePass(const StepInput& in) {
         const SphKernels k = in.kernels;
         const float* __restrict px = px_.data();
@@ -325,6 +328,7 @@ private:
         const float* __restrict pr = pressure_.data();
         const float* __restrict rho = density_.data();
         const float muLap = in.viscosity * k.viscLap;
+        const float pressureGrad = k.spikyGrad * in.pressureGradientScale;
         return tbb::parallel_reduce(
             tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), std::uint64_t{0},
             [&](const auto& r, std::uint64_t pairs) {
@@ -342,7 +346,7 @@ private:
                         const float dist = std::sqrt(r2);
                         const float d = k.h - dist;
                         // -grad W_spiky(r_ij) V_j (p_i + p_j): repulsive along r_ij.
-                        const float fp = k.spikyGrad * d * d / dist * vol[j] * (pI + pr[j]);
+                        const float fp = pressureGrad * d * d / dist * vol[j] * (pI + pr[j]);
                         const float fv = muLap * d * vol[j];
                         ax += fp * dx + fv * (vx[j] - vi.x);
                         ay += fp * dy + fv * (vy[j] - vi.y);
@@ -364,7 +368,7 @@ private:
                         });
                     }
                     Vec3 a{ax, ay, az};
-                    a += wallForce(walls_[i], pI, rhoI, vi, in.restDensity, in.viscosity);
+                    a += wallForce(walls_[i], pI, rhoI, vi, in.wallForce);
                     accel_[i] = a / rhoI + Vec3{bx, by, bz} + in.gravity;
                 }
                 return pairs;

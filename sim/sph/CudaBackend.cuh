@@ -65,6 +65,8 @@ struct DeviceStep {
     float wallMargin = 0.f;
     float wallDistanceOffset = 0.f;
     float wallRestitution = 0.f;
+    WallForceParameters wallForce; ///< built from StepInput as on the CPU
+    float pressureGradientScale = 1.f;
 };
 
 /// Device-resident counters: particle count bookkeeping plus the StepOutput of the last
@@ -141,7 +143,7 @@ ATRIUM_HD float equationOfState(const DeviceStep& s, float rho) {
 /// The walls near p (box faces, two-sided planes, wall mesh) as missing neighbours;
 /// CpuBackend::wallsNear.
 ATRIUM_HD WallNeighbourhood wallsNear(const DeviceStep& s, Vec3 p) {
-    return wallNeighbourhood(p, s.kernels.h, s.wallDistanceOffset, s.hasContainer ? &s.container : nullptr, s.planes,
+    return wallNeighbourhood(p, s.kernels.h, s.wallDistanceOffset, s.gravity, s.hasContainer ? &s.container : nullptr, s.planes,
                              int(s.planeCount), s.hasWall ? &s.wall : nullptr);
 }
 
@@ -180,13 +182,13 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
         const float2 rpJ = rhoP[j];
         const float rhoJ = rpJ.x;
         const float massOverRhoJ = s.mass / rhoJ;
-        a -= k.spikyGradient(rij, dist) * (massOverRhoJ * (pI + rpJ.y));
+        a -= k.spikyGradient(rij, dist) * (s.pressureGradientScale * massOverRhoJ * (pI + rpJ.y));
         a += (xyz(vel[j]) - vi) * (s.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
         const float vDotX = dot(vi - xyz(vel[j]), rij);
         av -= k.spikyGradient(rij, dist) *
               k.artificialViscosity(vDotX, r2, s.artificialViscosity, s.soundSpeed, rhoI + rhoJ, s.mass);
     });
-    a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s.restDensity, s.viscosity);
+    a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s.wallForce);
     return a / rhoI + av + s.gravity;
 }
 

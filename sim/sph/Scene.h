@@ -19,6 +19,13 @@ enum class EquationOfState {
     Linear, ///< p = k (rho - rho0), k = c0^2 unless set
 };
 
+/// How walls push on the fluid (sim/sph/WallKernelIntegrals.h).
+enum class WallPressure {
+    DensityMap, ///< energy-consistent: settles quietly; the first layer at ~2x hydrostatic pressure
+    Mirrored,   ///< the fluid beyond a wall at the particle's pressure, extrapolated
+                ///< hydrostatically (Adami et al. 2012): right wall pressures, rings longer
+};
+
 struct SolverParameters {
     float particleSpacing = 0.01f;  ///< lattice spacing of seeded/emitted particles (m)
     float kernelRadius = 0.02f;     ///< h (m); also the neighbour-grid cell size
@@ -55,6 +62,7 @@ struct SolverParameters {
     float maxSpeed = 100.f;           ///< faster than this is a blow-up (m/s)
     float wallMargin = 0.f;           ///< d of "collision with margin"; 0: half the spacing
     float wallRestitution = 0.5f;     ///< restitution against the wall mesh
+    WallPressure wallPressure = WallPressure::DensityMap;
     std::size_t maxParticles = 2'000'000; ///< emitters stop at this count
     bool zOrder = false;              ///< order grid cells along a Z curve
     std::optional<Aabb> domain;       ///< neighbour-grid bounds; default from the scene

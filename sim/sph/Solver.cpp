@@ -103,6 +103,7 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
 
     kernels_ = SphKernels::forRadius(p.kernelRadius);
     wallOffset_ = wallDistanceOffset(p.particleSpacing, p.kernelRadius);
+    pressureGradientScale_ = 1.f / spikyGradientLatticeSum(p.particleSpacing, p.kernelRadius);
     mass_ = p.referenceDensity * p.particleSpacing * p.particleSpacing * p.particleSpacing;
 
     const Aabb domain = sceneBounds(scene_, wall);
@@ -192,6 +193,9 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.outlets = scene_.outlets;
     in.wallMargin = p.wallMargin;
     in.wallDistanceOffset = wallOffset_;
+    in.pressureGradientScale = pressureGradientScale_;
+    in.wallForce = {in.restDensity, p.viscosity, p.artificialViscosity * p.kernelRadius * p.soundSpeed,
+                    pressureGradientScale_, p.wallPressure == WallPressure::Mirrored};
     in.wallRestitution = p.wallRestitution;
     in.wallPoseAge = wallAdvances_ ? float(stepStart - wallPoseTime_) : 0.f;
     in.profileStages = profile_;

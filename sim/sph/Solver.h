@@ -165,6 +165,7 @@ private:
     float restDensity_ = 0.f;
     float eosStiffness_ = 0.f;
     float wallOffset_ = 0.f;
+    float pressureGradientScale_ = 1.f;
     float lastMaxSpeed_ = 0.f;
     float lastDt_ = 0.f;
     double time_ = 0.0;
