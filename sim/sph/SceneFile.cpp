@@ -136,7 +136,7 @@ constexpr std::string_view kParameterFields[] = {
     "particleSpacing", "kernelRadius", "referenceDensity", "restDensity", "restDensitySource", "equationOfState",
     "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "maxTension", "viscosity",
     "artificialViscosity", "gravity", "cflNumber", "maxTimeStep", "frameRate", "substepsPerFrame", "maxSpeed",
-    "wallMargin", "wallRestitution", "maxParticles", "zOrder", "domain"};
+    "wallMargin", "wallRestitution", "wallPressure", "maxParticles", "zOrder", "domain"};
 constexpr std::string_view kBoxFields[] = {"min", "max"};
 constexpr std::string_view kContainerFields[] = {"min", "max", "restitution"};
 constexpr std::string_view kWallSphereFields[] = {
@@ -333,6 +333,9 @@ void readParameters(const Reader& r, const json& obj, const std::string& path, S
     f("maxSpeed", p.maxSpeed);
     f("wallMargin", p.wallMargin);
     f("wallRestitution", p.wallRestitution);
+    ifPresent(obj, path, "wallPressure", [&](const json& v, const std::string& at) {
+        p.wallPressure = r.choice(v, at, {"densityMap", "mirrored"}) == 0 ? WallPressure::DensityMap : WallPressure::Mirrored;
+    });
     ifPresent(obj, path, "maxParticles", [&](const json& v, const std::string& at) {
         p.maxParticles = std::size_t(r.integer(v, at, 1, kMaxParticleLimit));
     });
@@ -646,6 +649,8 @@ void validateScene(Scene& scene, const std::string& sourceName) {
     if (p.restDensity && p.restDensitySource != SolverParameters::RestDensitySource::Bulk)
         v.fail(pp + "/restDensitySource", "only used when \"restDensity\" is not given");
     v.positive(pp + "/soundSpeed", p.soundSpeed);
+    if (p.wallPressure != WallPressure::DensityMap && p.wallPressure != WallPressure::Mirrored)
+        v.fail(pp + "/wallPressure", "unknown wall pressure model " + std::to_string(int(p.wallPressure)));
     if (p.linearStiffness) {
         v.positive(pp + "/linearStiffness", *p.linearStiffness);
         if (p.equationOfState != EquationOfState::Linear)
@@ -860,6 +865,7 @@ json sceneToJson(const Scene& scene) {
         {"maxSpeed", number(p.maxSpeed)},
         {"wallMargin", number(p.wallMargin)},
         {"wallRestitution", number(p.wallRestitution)},
+        {"wallPressure", p.wallPressure == WallPressure::Mirrored ? "mirrored" : "densityMap"},
         {"maxParticles", std::uint64_t(p.maxParticles)},
         {"zOrder", p.zOrder},
     };

@@ -31,7 +31,7 @@ constexpr const char* kFullScene = R"({
     "linearStiffness": 200, "maxPressure": 2e5, "clampNegativePressure": false, "maxTension": 1500,
     "viscosity": 0.0035, "gravity": [0, -9.81, 0], "cflNumber": 0.3, "maxTimeStep": 5e-4,
     "frameRate": 30, "substepsPerFrame": 12, "maxSpeed": 40, "wallMargin": 0.001,
-    "wallRestitution": 0.25, "maxParticles": 2e6, "zOrder": true,
+    "wallRestitution": 0.25, "wallPressure": "mirrored", "maxParticles": 2e6, "zOrder": true,
     "domain": {"min": [-1, -1, -1], "max": [1, 1, 1]}
   },
   "container": {"min": [-0.5, -0.5, -0.5], "max": [0.5, 0.5, 0.5], "restitution": 0.75},
@@ -126,6 +126,7 @@ TEST(SceneFile, FullSceneReadsEveryField) {
     EXPECT_FLOAT_EQ(p.maxSpeed, 40.f);
     EXPECT_FLOAT_EQ(p.wallMargin, 0.001f);
     EXPECT_FLOAT_EQ(p.wallRestitution, 0.25f);
+    EXPECT_EQ(p.wallPressure, WallPressure::Mirrored);
     EXPECT_EQ(p.maxParticles, 2'000'000u);
     EXPECT_TRUE(p.zOrder);
     ASSERT_TRUE(p.domain.has_value());
@@ -247,6 +248,13 @@ TEST(SceneFile, RestDensitySource) {
                 "unknown value \"mean\" (expected one of: \"bulk\", \"all\")");
 }
 
+TEST(SceneFile, WallPressure) {
+    EXPECT_EQ(parseScene(baseScene().dump(), "test.json").parameters.wallPressure, WallPressure::DensityMap);
+    expectError(with("/parameters/wallPressure", "mirror"), "/parameters/wallPressure",
+                "unknown value \"mirror\" (did you mean \"mirrored\"?)");
+    expectError(with("/parameters/wallPressure", true), "/parameters/wallPressure", "expected a string, got boolean");
+}
+
 TEST(SceneFile, SaveAndLoadFile) {
     const auto dir = std::filesystem::temp_directory_path() / "atrium_scene_file_test";
     std::filesystem::create_directories(dir);
@@ -263,7 +271,7 @@ TEST(SceneFile, FormatCoversEveryFieldOfSceneH) {
     // write it in SceneFile.cpp, document it in docs/scene-format.md, extend the tests,
     // then update the size here (x86-64 sizes; padding may hide a small field).
     if constexpr (sizeof(void*) == 8) {
-        EXPECT_EQ(sizeof(SolverParameters), 144u) << "SolverParameters changed: update the scene format";
+        EXPECT_EQ(sizeof(SolverParameters), 152u) << "SolverParameters changed: update the scene format";
         EXPECT_EQ(sizeof(FluidBlock), 36u) << "FluidBlock changed: update the scene format";
         EXPECT_EQ(sizeof(Emitter), 44u) << "Emitter changed: update the scene format";
         EXPECT_EQ(sizeof(WallMeshSpec), 36u) << "WallMeshSpec changed: update the scene format";
