@@ -12,62 +12,109 @@
 
 using namespace atrium::sph;
 
-TEST(Physics, HydrostaticColumnSettles) {
-    // A column of water at rest under gravity settles: it stays in the box, its bulk
-    // density is within 1 % of rho0 (c0 ~ 10x the largest flow speed), motion dies out
-    // and the pressure grows with depth. The issue asks for p = rho0 g (H - z) within
-    // 5 %; here the column still rings in its lowest sound mode at t = 1 s (~28 Hz,
-    // the fitted gradient swinging between ~1.05 and ~1.95 rho0 g), and its time
-    // average is ~1.45 rho0 g (~1.26 in the middle, ~1.63 beside the side walls, and a
-    // bottom layer at ~2.2 rho0 g H: the density-map walls carry neither the floor's
-    // load at hydrostatic pressure nor a pressure gradient along a wall). So the
-    // gradient is checked to lie in [0.8, 1.6] rho0 g and docs/PERFORMANCE.md ("Known
-    // gaps") records it.
+namespace {
+
+struct SettledColumn {
+    double gradient = 0.0;     ///< d p / d depth from the bottom and top fifths, in rho0 g
+    double densityError = 0.0; ///< mean |rho / rho0 - 1| below the surface layers
+    double kineticEnergy = 0.0, potentialEnergyScale = 0.0; ///< J; the latter m g H0 / 2
+    bool pressureGrowsWithDepth = true;
+    bool stayedInTheBox = true;
+};
+
+/// A column of water at rest under gravity, 6 x 6 x 15 cm in a box twice as high,
+/// after 1 s. The pressure gradient is read from the mean pressures of the column's
+/// bottom and top fifths (the two surface layers, which lack neighbours, left out),
+/// averaged over 5 read-backs across the last 40 ms (one period of the column's lowest
+/// sound mode, c0 / 4H ~ 28 Hz).
+SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity) {
     const float s = 0.005f, L = 0.06f, H0 = 0.15f;
     Scene scene;
     scene.parameters.particleSpacing = s;
     scene.parameters.kernelRadius = 2.f * s;
     scene.parameters.soundSpeed = 10.f * std::sqrt(2.f * 9.81f * H0);
     scene.parameters.viscosity = 0.001f;
+    scene.parameters.artificialViscosity = artificialViscosity;
+    scene.parameters.wallPressure = wallPressure;
     scene.container = BoxContainer{{{0.f, 0.f, 0.f}, {L, L, 2.f * H0}}, 0.f};
     scene.fluidBlocks.push_back({{{0.f, 0.f, 0.f}, {L, L, H0}}, {}});
     Solver solver(scene);
-    while (solver.time() < 1.0) solver.step();
-
-    HostParticles h;
-    solver.read(FieldAll, h);
-    const double rho0 = solver.restDensity(), g = 9.81;
-    for (const Vec3& p : h.position) ASSERT_TRUE(scene.container->bounds.contains(p));
+    const double g = 9.81;
+    SettledColumn out;
+    const int reads = 5;
+    for (int read = 0; read < reads; ++read) {
+        while (solver.time() < 0.96 + 0.01 * read) solver.step();
+        HostParticles h;
+        solver.read(FieldAll, h);
+        const double rho0 = solver.restDensity();
+        for (const Vec3& p : h.position) out.stayedInTheBox &= scene.container->bounds.contains(p);
+        float top = 0.f;
+        for (const Vec3& p : h.position) top = std::max(top, p.z);
+        const double H = top + 0.5 * s; // free surface: the top layer's upper edge
+        const int slabs = 5;
+        std::vector<double> pSum(slabs, 0.0), zSum(slabs, 0.0), count(slabs, 0.0);
+        double densityError = 0.0, bulk = 0.0;
+        for (std::size_t i = 0; i < h.position.size(); ++i) {
+            const Vec3 p = h.position[i];
+            if (p.z > H - 2.0 * s) continue;
+            densityError += std::fabs(h.density[i] / rho0 - 1.0);
+            bulk += 1.0;
+            const int k = std::min(slabs - 1, int(p.z / H * slabs));
+            pSum[k] += h.pressure[i];
+            zSum[k] += p.z;
+            count[k] += 1.0;
+        }
+        for (int k = 1; k < slabs; ++k)
+            out.pressureGrowsWithDepth &= pSum[k - 1] / count[k - 1] > pSum[k] / count[k];
+        const double slope = (pSum[0] / count[0] - pSum[slabs - 1] / count[slabs - 1]) /
+                             (zSum[slabs - 1] / count[slabs - 1] - zSum[0] / count[0]);
+        out.gradient += slope / (rho0 * g) / reads;
+        out.densityError += densityError / bulk / reads;
+    }
     const SimulationStats st = solver.stats();
     const double mass = solver.particleMass() * double(st.particles);
-    // Settled: kinetic energy below 0.1 % of the column's potential energy.
-    EXPECT_LT(st.kineticEnergy, 1e-3 * mass * g * H0 / 2.0);
+    out.kineticEnergy = st.kineticEnergy;
+    out.potentialEnergyScale = mass * g * H0 / 2.0;
+    return out;
+}
 
-    float top = 0.f;
-    for (const Vec3& p : h.position) top = std::max(top, p.z);
-    const double H = top + 0.5 * s; // free surface: the top layer's upper edge
-    const int slabs = 5;
-    std::vector<double> pSum(slabs, 0.0), zSum(slabs, 0.0), count(slabs, 0.0);
-    double densityError = 0.0, bulk = 0.0;
-    for (std::size_t i = 0; i < h.position.size(); ++i) {
-        const Vec3 p = h.position[i];
-        if (p.z > H - 2.0 * s) continue; // the free surface lacks neighbours
-        densityError += std::fabs(h.density[i] / rho0 - 1.0);
-        bulk += 1.0;
-        const int k = std::min(slabs - 1, int(p.z / H * slabs));
-        pSum[k] += h.pressure[i];
-        zSum[k] += p.z;
-        count[k] += 1.0;
-    }
-    EXPECT_LT(densityError / bulk, 0.01) << "mean density error in the bulk";
-    for (int k = 1; k < slabs; ++k)
-        EXPECT_GT(pSum[k - 1] / count[k - 1], pSum[k] / count[k]) << "pressure grows with depth, slab " << k;
-    const double slope = (pSum[0] / count[0] - pSum[slabs - 1] / count[slabs - 1]) /
-                         (zSum[slabs - 1] / count[slabs - 1] - zSum[0] / count[0]);
-    std::cout << "[ measured ] hydrostatic gradient " << slope / (rho0 * g) << " rho0 g, bulk density error "
-              << densityError / bulk << "\n";
-    EXPECT_GT(slope, 0.8 * rho0 * g);
-    EXPECT_LT(slope, 1.6 * rho0 * g);
+} // namespace
+
+TEST(Physics, HydrostaticColumnSettles) {
+    // The issue's check: after settling, p = rho0 g (H - z) within 5 %, density error
+    // ~1 %, nobody outside the box. With mirrored wall pressure (Adami et al. 2012, see
+    // WallKernelIntegrals.h) the floor and the side walls carry the column at
+    // hydrostatic pressure. That model keeps ringing at the default artificial
+    // viscosity (0.05), so the column settles with alpha = 0.5: the resting state does
+    // not depend on viscosity.
+    const SettledColumn c = settleColumn(WallPressure::Mirrored, 0.5f);
+    std::cout << "[ measured ] mirrored walls: hydrostatic gradient " << c.gradient << " rho0 g, bulk density error "
+              << c.densityError << ", kinetic energy " << c.kineticEnergy / c.potentialEnergyScale
+              << " of m g H0 / 2\n";
+    EXPECT_TRUE(c.stayedInTheBox);
+    EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
+    EXPECT_LT(c.densityError, 0.01) << "mean density error in the bulk";
+    EXPECT_TRUE(c.pressureGrowsWithDepth);
+    EXPECT_NEAR(c.gradient, 1.0, 0.05);
+}
+
+TEST(Physics, HydrostaticColumnOnEnergyConsistentWallsSettlesAtHigherPressure) {
+    // The default, energy-consistent density-map walls settle quietly at the default
+    // artificial viscosity, but the floor carries the column only with its first layer
+    // at ~2x the hydrostatic pressure, and a particle beside a side wall lacks the
+    // vertical gradient of its missing neighbours: the gradient read over the whole
+    // column is ~1.37 rho0 g (1.07 away from the walls). Checked to stay in that
+    // regime; docs/PERFORMANCE.md ("Known gaps") has the figures.
+    const SettledColumn c = settleColumn(WallPressure::DensityMap, 0.05f);
+    std::cout << "[ measured ] density-map walls: hydrostatic gradient " << c.gradient
+              << " rho0 g, bulk density error " << c.densityError << ", kinetic energy "
+              << c.kineticEnergy / c.potentialEnergyScale << " of m g H0 / 2\n";
+    EXPECT_TRUE(c.stayedInTheBox);
+    EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
+    EXPECT_LT(c.densityError, 0.01) << "mean density error in the bulk";
+    EXPECT_TRUE(c.pressureGrowsWithDepth);
+    EXPECT_GT(c.gradient, 1.0);
+    EXPECT_LT(c.gradient, 1.6);
 }
 
 namespace {
