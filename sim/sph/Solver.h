@@ -7,8 +7,10 @@
 // order) -> density (poly6) and pressure (Tait or linear EOS, clamped at p_max) ->
 // symmetric pressure (spiky gradient) and relative-velocity viscosity forces plus
 // gravity -> semi-implicit (symplectic) Euler -> boundaries (box, planes, wall mesh
-// with margin, outlets). The time step is CFL-limited; advanceFrame() runs a fixed
-// number of sub-steps per rendered frame.
+// with margin, outlets). Walls also act as missing neighbours (Koschier & Bender 2017's
+// density maps, or Adami et al. 2012's mirrored pressure: WallKernelIntegrals.h). The
+// time step is CFL-limited; advanceFrame() runs a fixed number of sub-steps per
+// rendered frame.
 
 #include "sim/sph/Backend.h"
 #include "sim/sph/Scene.h"
