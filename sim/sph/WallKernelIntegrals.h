@@ -11,12 +11,9 @@
 // The pressure term is minus the gradient of the wall's density term with the weight
 // p_i / rho_i^2 of the SPH momentum equation: only particle i's density depends on its
 // distance to the (fixed) wall, so the pair is energy-consistent, as for Akinci et al.
-// 2012's boundary particles. Two variants were tried and dropped: the spiky kernel's
-// integral (inconsistent with the density, it pumped energy into resting fluid) and a
-// mirrored pressure 2 p_i (it carries a hydrostatic column at the right pressure, but
-// is not the gradient of an energy and blows resting fluid apart below a viscosity of
-// ~0.5 Pa s). The price: the first layer needs ~1.5-2x the hydrostatic pressure
-// before the floor carries the column.
+// 2012's boundary particles. A variant was tried and dropped: the spiky kernel's
+// integral (inconsistent with the density, it pumped energy into resting fluid).
+// Pressure terms are divided by spikyGradientLatticeSum() as the fluid's are.
 // Walls are no-slip for viscosity: the mirrored fluid moves with the wall, so
 //   viscosity  a_i   += mu / rho_i * (v_wall - v_i) * L(d),  L(d) = int_{z > d} lap W_visc
 //                     = 7.5 (h - d)^3 (h + d) / h^6
@@ -31,7 +28,7 @@
 // (wallDistanceOffset()).
 //
 // The price of energy consistency: the floor carries a column only once its first layer
-// is at ~2x the hydrostatic pressure (the wall pushes with p_i |V'| where the missing
+// is at ~2.2x the hydrostatic pressure (the wall pushes with p_i |V'| where the missing
 // fluid would push with 2 p_i |V'|), and a particle beside a side wall lacks the
 // vertical pressure gradient its missing neighbours would carry. A scene can therefore
 // choose WallPressure::Mirrored, the continuum form of Adami, Hu & Adams, "A
@@ -43,7 +40,8 @@
 // wall, wallGradientMoments()); with the fluid's own terms a hydrostatic column then
 // rests at p = rho0 g (H - z). Wall accelerations are neglected in the extrapolation
 // (Adami's g - a_w with a_w = 0). It is not the gradient of an energy: resting fluid
-// keeps ringing at low artificial viscosity, so it is a choice, not the default.
+// keeps ringing at low artificial viscosity (alpha = 0.05; it settles at 0.3-0.5), so
+// it is a choice, not the default. Figures: docs/PERFORMANCE.md, "Hydrostatic column".
 //
 // Both models give the walls their share of the artificial viscosity: the fluid beyond
 // the wall moves with it, so a particle approaching the wall meets Becker & Teschner's

@@ -96,8 +96,8 @@ TEST(Physics, HydrostaticColumnSettles) {
     // not depend on viscosity.
     const SettledColumn c = settleColumn(WallPressure::Mirrored, 0.5f);
     std::cout << "[ measured ] mirrored walls: hydrostatic gradient " << c.gradient << " rho0 g, profile within "
-              << c.profileError << " rho0 g H, bulk density error " << c.densityError << ", kinetic energy " << c.kineticEnergy / c.potentialEnergyScale
-              << " of m g H0 / 2\n";
+              << c.profileError << " rho0 g H, bulk density error " << c.densityError << ", kinetic energy "
+              << c.kineticEnergy / c.potentialEnergyScale << " of m g H0 / 2\n";
     EXPECT_TRUE(c.stayedInTheBox);
     EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
     EXPECT_LT(c.densityError, 0.01) << "mean density error in the bulk";
