@@ -85,6 +85,19 @@ SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity)
     return out;
 }
 
+/// Prints what was measured and checks what both wall models must give: nobody left
+/// the box, motion died out (kinetic energy below 0.1 % of the column's potential
+/// energy), bulk density within 1 % and pressure growing with depth.
+void expectSettled(const SettledColumn& c, const char* walls) {
+    std::cout << "[ measured ] " << walls << " walls: hydrostatic gradient " << c.gradient
+              << " rho0 g, profile within " << c.profileError << " rho0 g H, bulk density error " << c.densityError
+              << ", kinetic energy " << c.kineticEnergy / c.potentialEnergyScale << " of m g H0 / 2\n";
+    EXPECT_TRUE(c.stayedInTheBox);
+    EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
+    EXPECT_LT(c.densityError, 0.01) << "mean density error in the bulk";
+    EXPECT_TRUE(c.pressureGrowsWithDepth);
+}
+
 } // namespace
 
 TEST(Physics, HydrostaticColumnSettles) {
@@ -95,13 +108,7 @@ TEST(Physics, HydrostaticColumnSettles) {
     // viscosity (0.05), so the column settles with alpha = 0.5: the resting state does
     // not depend on viscosity.
     const SettledColumn c = settleColumn(WallPressure::Mirrored, 0.5f);
-    std::cout << "[ measured ] mirrored walls: hydrostatic gradient " << c.gradient << " rho0 g, profile within "
-              << c.profileError << " rho0 g H, bulk density error " << c.densityError << ", kinetic energy "
-              << c.kineticEnergy / c.potentialEnergyScale << " of m g H0 / 2\n";
-    EXPECT_TRUE(c.stayedInTheBox);
-    EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
-    EXPECT_LT(c.densityError, 0.01) << "mean density error in the bulk";
-    EXPECT_TRUE(c.pressureGrowsWithDepth);
+    expectSettled(c, "mirrored");
     EXPECT_NEAR(c.gradient, 1.0, 0.05);
     EXPECT_LT(c.profileError, 0.05) << "each fifth's mean pressure against rho0 g (H - z), in rho0 g H";
 }
@@ -114,13 +121,7 @@ TEST(Physics, HydrostaticColumnOnEnergyConsistentWallsSettlesAtHigherPressure) {
     // column is ~1.37 rho0 g (1.07 away from the walls). Checked to stay in that
     // regime; docs/PERFORMANCE.md ("Known gaps") has the figures.
     const SettledColumn c = settleColumn(WallPressure::DensityMap, 0.05f);
-    std::cout << "[ measured ] density-map walls: hydrostatic gradient " << c.gradient << " rho0 g, profile within "
-              << c.profileError << " rho0 g H, bulk density error " << c.densityError << ", kinetic energy "
-              << c.kineticEnergy / c.potentialEnergyScale << " of m g H0 / 2\n";
-    EXPECT_TRUE(c.stayedInTheBox);
-    EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
-    EXPECT_LT(c.densityError, 0.01) << "mean density error in the bulk";
-    EXPECT_TRUE(c.pressureGrowsWithDepth);
+    expectSettled(c, "density-map");
     EXPECT_GT(c.gradient, 1.0);
     EXPECT_LT(c.gradient, 1.6);
 }
