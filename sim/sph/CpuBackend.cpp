@@ -216,9 +216,10 @@ private:
         const int x0 = std::max(cx - 1, 0), x1 = std::min(cx + 1, grid_.nx - 1);
         const int y0 = std::max(cy - 1, 0), y1 = std::min(cy + 1, grid_.ny - 1);
         const int z0 = std::max(cz - 1, 0), z1 = std::min(cz + 1, grid_.nz - 1);
-        // Distance from p to the faces of its own cell: a corner row (dy and dz both
-        // nonzero) farther than h in y and z together holds no neighbour.
+        // Distance from p to the faces of its own cell: a cell farther than h in x, y and
+        // z together holds no neighbour, so corner rows are skipped and rows trimmed.
         const float h2 = grid_.cellSize * grid_.cellSize;
+        const float fx = p.x - (grid_.origin.x + float(cx) * grid_.cellSize);
         const float fy = p.y - (grid_.origin.y + float(cy) * grid_.cellSize);
         const float fz = p.z - (grid_.origin.z + float(cz) * grid_.cellSize);
         const auto gap = [&](int d, float offset) {
@@ -227,9 +228,12 @@ private:
         for (int z = z0; z <= z1; ++z)
             for (int y = y0; y <= y1; ++y) {
                 const float gy = gap(y - cy, fy), gz = gap(z - cz, fz);
-                if (gy * gy + gz * gz >= h2) continue;
+                const float g2 = gy * gy + gz * gz;
+                if (g2 >= h2) continue;
                 if (!grid_.zOrder) {
-                    f(cellStart_[linearCell(x0, y, z)], cellStart_[linearCell(x1, y, z) + 1]);
+                    const int first = x0 < cx && fx * fx + g2 >= h2 ? cx : x0;
+                    const int last = x1 > cx && (grid_.cellSize - fx) * (grid_.cellSize - fx) + g2 >= h2 ? cx : x1;
+                    f(cellStart_[linearCell(first, y, z)], cellStart_[linearCell(last, y, z) + 1]);
                 } else {
                     for (int x = x0; x <= x1; ++x) {
                         const std::uint32_t key = zRank_[linearCell(x, y, z)];
