@@ -15,6 +15,9 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#if defined(__SSE__)
+#include <xmmintrin.h>
+#endif
 #include <fstream>
 #include <thread>
 
@@ -271,6 +274,16 @@ private:
     static constexpr unsigned kListed = 64;
     using Float4 = float __attribute__((vector_size(16)));
     using Int4 = std::int32_t __attribute__((vector_size(16)));
+    static Float4 splat(float v) { return Float4{v, v, v, v}; }
+    static Float4 masked(Float4 v, Int4 keep) { return reinterpret_cast<Float4>(reinterpret_cast<Int4>(v) & keep); }
+    static float horizontalSum(Float4 v) { return (v[0] + v[1]) + (v[2] + v[3]); }
+    static Float4 sqrt4(Float4 v) {
+#if defined(__SSE__)
+        return Float4(_mm_sqrt_ps(__m128(v)));
+#else
+        return Float4{std::sqrt(v[0]), std::sqrt(v[1]), std::sqrt(v[2]), std::sqrt(v[3])};
+#endif
+    }
 
     void densityPass(const StepInput& in) {
         const SphKernels k = in.kernels;
@@ -388,8 +401,51 @@ private:
                         bz += fa * dz;
                     };
                     if (listCount_[i] <= kListed) {
+                        // Four listed neighbours at a time in vector lanes (gathered),
+                        // the rest one by one; lanes that are self or beyond h are
+                        // masked to zero.
                         const std::uint32_t* list = &listed_[i * kListed];
-                        for (unsigned m = 0; m < listCount_[i]; ++m) interact(list[m]);
+                        const unsigned listed = listCount_[i];
+                        unsigned m = 0;
+                        Float4 sax = {}, say = {}, saz = {}, sbx = {}, sby = {}, sbz = {};
+                        const Float4 h = splat(k.h), h2 = splat(k.h2), zero = splat(0.f);
+                        for (; m + 4 <= listed; m += 4) {
+                            const std::uint32_t j0 = list[m], j1 = list[m + 1], j2 = list[m + 2], j3 = list[m + 3];
+                            const auto gather = [&](const float* a) { return Float4{a[j0], a[j1], a[j2], a[j3]}; };
+                            const Float4 dx = splat(pi.x) - gather(px), dy = splat(pi.y) - gather(py),
+                                         dz = splat(pi.z) - gather(pz);
+                            const Float4 r2 = dx * dx + dy * dy + dz * dz;
+                            const Int4 live = (r2 < h2) & (r2 > zero);
+                            const Float4 dist = sqrt4(r2);
+                            const Float4 d = h - dist;
+                            const Float4 grad = d * d / dist; // inf or NaN in dead lanes, masked below
+                            const Float4 volJ = gather(vol);
+                            const Float4 fp = masked(splat(pressureGrad) * grad * volJ * (splat(pI) + gather(pr)), live);
+                            const Float4 fv = masked(splat(muLap) * d * volJ, live);
+                            const Float4 dvx = gather(vx) - splat(vi.x), dvy = gather(vy) - splat(vi.y),
+                                         dvz = gather(vz) - splat(vi.z);
+                            sax += fp * dx + fv * dvx;
+                            say += fp * dy + fv * dvy;
+                            saz += fp * dz + fv * dvz;
+                            // Becker & Teschner's Pi_ij between approaching particles, as
+                            // SphKernels::artificialViscosity.
+                            const Float4 vDotX = -(dvx * dx + dvy * dy + dvz * dz);
+                            const Float4 nu = splat(2.f * in.artificialViscosity * k.h * in.soundSpeed) /
+                                              (splat(rhoI) + gather(rho));
+                            const Float4 pij = splat(in.mass) * nu * (-vDotX) / (r2 + splat(0.01f * k.h2));
+                            const Float4 fa = masked(pij * splat(k.spikyGrad) * grad, live & (vDotX < zero));
+                            sbx += fa * dx;
+                            sby += fa * dy;
+                            sbz += fa * dz;
+                            pairs += std::uint64_t(-(live[0] + live[1] + live[2] + live[3]));
+                        }
+                        ax += horizontalSum(sax);
+                        ay += horizontalSum(say);
+                        az += horizontalSum(saz);
+                        bx += horizontalSum(sbx);
+                        by += horizontalSum(sby);
+                        bz += horizontalSum(sbz);
+                        for (; m < listed; ++m) interact(list[m]);
                     } else {
                         forEachCandidateRange(pi, [&](std::uint32_t begin, std::uint32_t end) {
                             for (std::uint32_t j = begin; j < end; ++j) interact(j);
