@@ -1,6 +1,7 @@
 // The reference backend: multithreaded with oneTBB, structure of arrays, particles
 // reordered in cell order every step. Each particle's sums are gathered by one task
-// in a fixed neighbour order, so results do not depend on the thread count or on
+// in a fixed neighbour order (four neighbours at a time in vector lanes, the lanes
+// added in a fixed order), so results do not depend on the thread count or on
 // scheduling (the determinism test relies on this).
 
 #include "sim/sph/Backend.h"
@@ -305,9 +306,8 @@ private:
                 float sum = 0.f;
                 // Four candidates at a time (GCC/Clang vector extension, SSE2 on
                 // x86-64): distances and kernel values in lanes, summed per lane.
-                const Float4 xi = {pi.x, pi.x, pi.x, pi.x}, yi = {pi.y, pi.y, pi.y, pi.y},
-                             zi = {pi.z, pi.z, pi.z, pi.z}, h2 = {k.h2, k.h2, k.h2, k.h2};
-                Float4 lanes = {0.f, 0.f, 0.f, 0.f};
+                const Float4 xi = splat(pi.x), yi = splat(pi.y), zi = splat(pi.z), h2 = splat(k.h2);
+                Float4 lanes = {};
                 // Branch-free append: j always lands in the list, the count only
                 // advances for neighbours (self included; the force pass skips r = 0).
                 const auto append = [&](std::uint32_t j, bool neighbour) {
@@ -324,7 +324,7 @@ private:
                         const Float4 dx = xi - x, dy = yi - y, dz = zi - z;
                         const Float4 r2 = dx * dx + dy * dy + dz * dz;
                         const Int4 inside = r2 < h2;
-                        const Float4 d = reinterpret_cast<Float4>(reinterpret_cast<Int4>(h2 - r2) & inside);
+                        const Float4 d = masked(h2 - r2, inside);
                         lanes += d * d * d;
                         for (int l = 0; l < 4; ++l) append(j + std::uint32_t(l), inside[l] != 0);
                     }
@@ -336,7 +336,7 @@ private:
                         append(j, r2 < k.h2);
                     }
                 });
-                sum += (lanes[0] + lanes[1]) + (lanes[2] + lanes[3]);
+                sum += horizontalSum(lanes);
                 listCount_[i] = count;
                 // The walls near p_i, kept for the force pass (same positions): the
                 // wall field is sampled once per step here, not twice.
