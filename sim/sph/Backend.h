@@ -57,7 +57,7 @@ struct StepInput {
     float wallDistanceOffset = 0.f; ///< see WallKernelIntegrals.h
     /// Divides the spiky pressure gradient: 1 / spikyGradientLatticeSum() (WallKernelIntegrals.h)
     float pressureGradientScale = 1.f;
-    WallForceParameters wallForce;
+    bool mirroredWalls = false; ///< WallPressure::Mirrored
     float wallRestitution = 0.f;
     /// Seconds from the wall field's pose to the start of this step (WallFieldView::poseAge;
     /// the boundary pass, at the end of the step, adds dt).

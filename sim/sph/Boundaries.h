@@ -117,14 +117,4 @@ ATRIUM_HD bool collideWithPlane(const BoundaryPlane& plane, Vec3 previous, Vec3&
     return true;
 }
 
-/// What the wall force needs besides the neighbourhood (resolved from SolverParameters; see
-/// WallKernelIntegrals.h).
-struct WallForceParameters {
-    float restDensity = 0.f;        ///< rho0 (kg/m^3)
-    float viscosity = 0.f;          ///< mu (Pa s)
-    float approachViscosity = 0.f;  ///< alpha h c0 (m^2/s), the walls' artificial viscosity
-    float pressureGradientScale = 1.f; ///< 1 / spikyGradientLatticeSum(), as for fluid pairs
-    bool mirrored = false;          ///< WallPressure::Mirrored
-};
-
 } // namespace atrium::sph

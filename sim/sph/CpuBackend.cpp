@@ -452,7 +452,7 @@ private:
                         });
                     }
                     Vec3 a{ax, ay, az};
-                    a += wallForce(walls_[i], pI, rhoI, vi, in.wallForce);
+                    a += wallForce(walls_[i], pI, rhoI, vi, in);
                     accel_[i] = a / rhoI + Vec3{bx, by, bz} + in.gravity;
                 }
                 return pairs;

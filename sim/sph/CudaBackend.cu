@@ -749,8 +749,8 @@ private:
         s.wallMargin = in.wallMargin;
         s.wallDistanceOffset = in.wallDistanceOffset;
         s.wallRestitution = in.wallRestitution;
-        s.wallForce = in.wallForce;
         s.pressureGradientScale = in.pressureGradientScale;
+        s.mirroredWalls = in.mirroredWalls;
         return s;
     }
 

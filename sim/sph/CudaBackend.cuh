@@ -65,8 +65,8 @@ struct DeviceStep {
     float wallMargin = 0.f;
     float wallDistanceOffset = 0.f;
     float wallRestitution = 0.f;
-    WallForceParameters wallForce; ///< built from StepInput as on the CPU
     float pressureGradientScale = 1.f;
+    bool mirroredWalls = false;
 };
 
 /// Device-resident counters: particle count bookkeeping plus the StepOutput of the last
@@ -188,7 +188,7 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
         av -= k.spikyGradient(rij, dist) *
               k.artificialViscosity(vDotX, r2, s.artificialViscosity, s.soundSpeed, rhoI + rhoJ, s.mass);
     });
-    a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s.wallForce);
+    a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s);
     return a / rhoI + av + s.gravity;
 }
 

@@ -194,8 +194,7 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.wallMargin = p.wallMargin;
     in.wallDistanceOffset = wallOffset_;
     in.pressureGradientScale = pressureGradientScale_;
-    in.wallForce = {in.restDensity, p.viscosity, p.artificialViscosity * p.kernelRadius * p.soundSpeed,
-                    pressureGradientScale_, p.wallPressure == WallPressure::Mirrored};
+    in.mirroredWalls = p.wallPressure == WallPressure::Mirrored;
     in.wallRestitution = p.wallRestitution;
     in.wallPoseAge = wallAdvances_ ? float(stepStart - wallPoseTime_) : 0.f;
     in.profileStages = profile_;

@@ -197,19 +197,23 @@ ATRIUM_HD WallNeighbourhood wallNeighbourhood(Vec3 p, float h, float offset, Vec
 
 /// The walls' force per unit volume on particle i (the backends divide the sum of all
 /// forces by rho_i): pressure (energy-consistent or mirrored, see the top of this
-/// file), no-slip viscosity and artificial viscosity against approach.
-ATRIUM_HD Vec3 wallForce(const WallNeighbourhood& w, float pressure, float density, Vec3 velocity,
-                         const WallForceParameters& p) {
-    const float mirror = p.mirrored ? 2.f : 1.f;
-    Vec3 f = w.pressureDirection() * (mirror * p.pressureGradientScale * pressure * p.restDensity / density) +
-             (w.viscousVelocity - velocity * w.viscousWeight) * p.viscosity;
-    if (p.mirrored) f -= w.hydrostatic * density;
+/// file), no-slip viscosity and artificial viscosity against approach. `step` is the
+/// sub-step's parameters, StepInput or the CUDA backend's DeviceStep: restDensity,
+/// viscosity, artificialViscosity, soundSpeed, kernels.h, pressureGradientScale and
+/// mirroredWalls.
+template <class Step>
+ATRIUM_HD Vec3 wallForce(const WallNeighbourhood& w, float pressure, float density, Vec3 velocity, const Step& step) {
+    const float mirror = step.mirroredWalls ? 2.f : 1.f;
+    Vec3 f = w.pressureDirection() * (mirror * step.pressureGradientScale * pressure * step.restDensity / density) +
+             (w.viscousVelocity - velocity * w.viscousWeight) * step.viscosity;
+    if (step.mirroredWalls) f -= w.hydrostatic * density;
     // Approach speed along the combined wall normal (exact for one wall, a blend at
     // edges and corners).
     const float approach2 = lengthSquared(w.approach);
     if (approach2 > 0.f) {
         const float closing = dot(velocity, w.approach) - w.approachWallSpeed; // D (v - v_w) . n
-        if (closing < 0.f) f -= w.approach * (p.approachViscosity * closing * density / sqrtf(approach2));
+        const float approachViscosity = step.artificialViscosity * step.kernels.h * step.soundSpeed; // alpha h c0
+        if (closing < 0.f) f -= w.approach * (approachViscosity * closing * density / sqrtf(approach2));
     }
     return f;
 }

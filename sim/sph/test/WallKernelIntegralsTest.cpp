@@ -3,6 +3,8 @@
 // hydrostatic pressure field must reach next to a floor.
 #include "sim/sph/WallKernelIntegrals.h"
 
+#include "sim/sph/Backend.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -21,6 +23,18 @@ double poly6(double r) {
 
 /// |dW_spiky/dr|
 double spikySlope(double r) { return r < kH ? 45.0 / (std::numbers::pi * std::pow(kH, 6)) * (kH - r) * (kH - r) : 0.0; }
+
+/// The parameters the wall force reads: rest density rho0, no viscosity, artificial
+/// viscosity alpha with c0 = 20 m/s, wall pressure mirrored or not.
+StepInput wallStep(float rho0, bool mirrored, float alpha = 0.f) {
+    StepInput in;
+    in.restDensity = rho0;
+    in.kernels = SphKernels::forRadius(float(kH));
+    in.artificialViscosity = alpha;
+    in.soundSpeed = 20.f;
+    in.mirroredWalls = mirrored;
+    return in;
+}
 
 /// Midpoint sum of f(offset x' - x) over the cells of a grid (kH / 60) that lie in
 /// the kernel's support and, when `beyond`, beyond the plane z = -d (the wall), else
@@ -108,7 +122,7 @@ TEST(WallKernelIntegrals, MirroredWallsSupplyTheMissingHydrostaticGradient) {
     // wallDistanceOffset() calibrates, which the column test checks.)
     const double rho = 1000.0, g = 9.81, H = 0.1;
     const Vec3 gravity{0.f, 0.f, -float(g)};
-    const WallForceParameters mirrored{float(rho), 0.f, 0.f, 1.f, true};
+    const StepInput mirrored = wallStep(float(rho), true);
     for (double q : {0.0, 0.25, 0.5, 0.8, 1.0}) {
         const double d = q * kH;
         const double fluidPush = halfSpaceSum(d, false, [&](double x, double y, double z) {
@@ -141,9 +155,7 @@ TEST(WallKernelIntegrals, MirroredWallsSupplyTheMissingHydrostaticGradient) {
 
 TEST(WallKernelIntegrals, MirroredWallsPushWithTwiceTheParticlesPressure) {
     const float h = float(kH);
-    WallForceParameters densityMap{1000.f, 0.f, 0.f, 1.f, false};
-    WallForceParameters mirrored = densityMap;
-    mirrored.mirrored = true;
+    const StepInput densityMap = wallStep(1000.f, false), mirrored = wallStep(1000.f, true);
     WallNeighbourhood w; // no gravity: only the pressure terms
     w.add(0.3f * h, {0.f, 0.f, 1.f}, h, {});
     const float p = 500.f;
@@ -153,7 +165,7 @@ TEST(WallKernelIntegrals, MirroredWallsPushWithTwiceTheParticlesPressure) {
 
 TEST(WallKernelIntegrals, ApproachDampingOpposesOnlyApproachRelativeToTheWall) {
     const float h = float(kH);
-    WallForceParameters p{1000.f, 0.f, 0.05f * h * 20.f, 1.f, false};
+    const StepInput p = wallStep(1000.f, false, 0.05f);
     WallNeighbourhood still, moving;
     still.add(0.3f * h, {0.f, 0.f, 1.f}, h, {});
     moving.add(0.3f * h, {0.f, 0.f, 1.f}, h, {}, {0.f, 0.f, 0.5f});
