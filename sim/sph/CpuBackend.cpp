@@ -376,84 +376,61 @@ private:
                 for (std::size_t i = r.begin(); i != r.end(); ++i) {
                     const Vec3 pi = pos_[i], vi = vel_[i];
                     const float rhoI = density_[i], pI = pressure_[i];
-                    float ax = 0.f, ay = 0.f, az = 0.f;
-                    float bx = 0.f, by = 0.f, bz = 0.f; // artificial viscosity (m/s^2)
-                    const auto interact = [&](std::uint32_t j) {
-                        const float dx = pi.x - px[j], dy = pi.y - py[j], dz = pi.z - pz[j];
-                        const float r2 = dx * dx + dy * dy + dz * dz;
-                        // Self and coincident pairs have no direction; far ones no force.
-                        if (r2 >= k.h2 || r2 <= 0.f) return;
-                        ++pairs;
-                        const float dist = std::sqrt(r2);
-                        const float d = k.h - dist;
+                    // Four neighbours at a time in vector lanes (gathered). Lanes that
+                    // are no neighbour - self (which also pads the last group), a
+                    // coincident particle, beyond h - are masked to zero.
+                    Float4 ax = {}, ay = {}, az = {};
+                    Float4 bx = {}, by = {}, bz = {}; // artificial viscosity (m/s^2)
+                    const Float4 h = splat(k.h), h2 = splat(k.h2), zero = splat(0.f);
+                    const auto interact4 = [&](std::uint32_t j0, std::uint32_t j1, std::uint32_t j2, std::uint32_t j3) {
+                        const auto gather = [&](const float* a) { return Float4{a[j0], a[j1], a[j2], a[j3]}; };
+                        const Float4 dx = splat(pi.x) - gather(px), dy = splat(pi.y) - gather(py),
+                                     dz = splat(pi.z) - gather(pz);
+                        const Float4 r2 = dx * dx + dy * dy + dz * dz;
+                        const Int4 live = (r2 < h2) & (r2 > zero);
+                        const Float4 dist = sqrt4(r2);
+                        const Float4 d = h - dist;
+                        const Float4 grad = d * d / dist; // inf or NaN in dead lanes, masked below
                         // -grad W_spiky(r_ij) V_j (p_i + p_j): repulsive along r_ij.
-                        const float fp = pressureGrad * d * d / dist * vol[j] * (pI + pr[j]);
-                        const float fv = muLap * d * vol[j];
-                        ax += fp * dx + fv * (vx[j] - vi.x);
-                        ay += fp * dy + fv * (vy[j] - vi.y);
-                        az += fp * dz + fv * (vz[j] - vi.z);
-                        const float vDotX = (vi.x - vx[j]) * dx + (vi.y - vy[j]) * dy + (vi.z - vz[j]) * dz;
-                        const float pi_ = k.artificialViscosity(vDotX, r2, in.artificialViscosity, in.soundSpeed,
-                                                               rhoI + rho[j], in.mass);
-                        const float fa = pi_ * k.spikyGrad * d * d / dist; // -m Pi grad W, along r_ij
+                        const Float4 volJ = gather(vol);
+                        const Float4 fp = masked(splat(pressureGrad) * grad * volJ * (splat(pI) + gather(pr)), live);
+                        const Float4 fv = masked(splat(muLap) * d * volJ, live);
+                        const Float4 dvx = gather(vx) - splat(vi.x), dvy = gather(vy) - splat(vi.y),
+                                     dvz = gather(vz) - splat(vi.z);
+                        ax += fp * dx + fv * dvx;
+                        ay += fp * dy + fv * dvy;
+                        az += fp * dz + fv * dvz;
+                        // Becker & Teschner's Pi_ij between approaching particles, in lanes
+                        // (SphKernels::artificialViscosity, which the GPU uses).
+                        const Float4 vDotX = -(dvx * dx + dvy * dy + dvz * dz);
+                        const Float4 nu = splat(2.f * in.artificialViscosity * k.h * in.soundSpeed) /
+                                          (splat(rhoI) + gather(rho));
+                        const Float4 pij = splat(in.mass) * nu * (-vDotX) / (r2 + splat(0.01f * k.h2));
+                        const Float4 fa = masked(pij * splat(k.spikyGrad) * grad, live & (vDotX < zero)); // along r_ij
                         bx += fa * dx;
                         by += fa * dy;
                         bz += fa * dz;
+                        pairs += std::uint64_t(-(live[0] + live[1] + live[2] + live[3]));
+                    };
+                    // Indices first .. last - 1 of `at`, in groups of four padded with i.
+                    const auto interactAll = [&](std::uint32_t first, std::uint32_t last, auto&& at) {
+                        const auto self = std::uint32_t(i);
+                        std::uint32_t m = first;
+                        for (; m + 4 <= last; m += 4) interact4(at(m), at(m + 1), at(m + 2), at(m + 3));
+                        if (m < last)
+                            interact4(at(m), m + 1 < last ? at(m + 1) : self, m + 2 < last ? at(m + 2) : self, self);
                     };
                     if (listCount_[i] <= kListed) {
-                        // Four listed neighbours at a time in vector lanes (gathered),
-                        // the rest one by one; lanes that are self or beyond h are
-                        // masked to zero.
                         const std::uint32_t* list = &listed_[i * kListed];
-                        const unsigned listed = listCount_[i];
-                        unsigned m = 0;
-                        Float4 sax = {}, say = {}, saz = {}, sbx = {}, sby = {}, sbz = {};
-                        const Float4 h = splat(k.h), h2 = splat(k.h2), zero = splat(0.f);
-                        for (; m + 4 <= listed; m += 4) {
-                            const std::uint32_t j0 = list[m], j1 = list[m + 1], j2 = list[m + 2], j3 = list[m + 3];
-                            const auto gather = [&](const float* a) { return Float4{a[j0], a[j1], a[j2], a[j3]}; };
-                            const Float4 dx = splat(pi.x) - gather(px), dy = splat(pi.y) - gather(py),
-                                         dz = splat(pi.z) - gather(pz);
-                            const Float4 r2 = dx * dx + dy * dy + dz * dz;
-                            const Int4 live = (r2 < h2) & (r2 > zero);
-                            const Float4 dist = sqrt4(r2);
-                            const Float4 d = h - dist;
-                            const Float4 grad = d * d / dist; // inf or NaN in dead lanes, masked below
-                            const Float4 volJ = gather(vol);
-                            const Float4 fp = masked(splat(pressureGrad) * grad * volJ * (splat(pI) + gather(pr)), live);
-                            const Float4 fv = masked(splat(muLap) * d * volJ, live);
-                            const Float4 dvx = gather(vx) - splat(vi.x), dvy = gather(vy) - splat(vi.y),
-                                         dvz = gather(vz) - splat(vi.z);
-                            sax += fp * dx + fv * dvx;
-                            say += fp * dy + fv * dvy;
-                            saz += fp * dz + fv * dvz;
-                            // Becker & Teschner's Pi_ij between approaching particles, as
-                            // SphKernels::artificialViscosity.
-                            const Float4 vDotX = -(dvx * dx + dvy * dy + dvz * dz);
-                            const Float4 nu = splat(2.f * in.artificialViscosity * k.h * in.soundSpeed) /
-                                              (splat(rhoI) + gather(rho));
-                            const Float4 pij = splat(in.mass) * nu * (-vDotX) / (r2 + splat(0.01f * k.h2));
-                            const Float4 fa = masked(pij * splat(k.spikyGrad) * grad, live & (vDotX < zero));
-                            sbx += fa * dx;
-                            sby += fa * dy;
-                            sbz += fa * dz;
-                            pairs += std::uint64_t(-(live[0] + live[1] + live[2] + live[3]));
-                        }
-                        ax += horizontalSum(sax);
-                        ay += horizontalSum(say);
-                        az += horizontalSum(saz);
-                        bx += horizontalSum(sbx);
-                        by += horizontalSum(sby);
-                        bz += horizontalSum(sbz);
-                        for (; m < listed; ++m) interact(list[m]);
+                        interactAll(0, listCount_[i], [&](std::uint32_t m) { return list[m]; });
                     } else {
                         forEachCandidateRange(pi, [&](std::uint32_t begin, std::uint32_t end) {
-                            for (std::uint32_t j = begin; j < end; ++j) interact(j);
+                            interactAll(begin, end, [](std::uint32_t j) { return j; });
                         });
                     }
-                    Vec3 a{ax, ay, az};
+                    Vec3 a{horizontalSum(ax), horizontalSum(ay), horizontalSum(az)};
                     a += wallForce(walls_[i], pI, rhoI, vi, in);
-                    accel_[i] = a / rhoI + Vec3{bx, by, bz} + in.gravity;
+                    accel_[i] = a / rhoI + Vec3{horizontalSum(bx), horizontalSum(by), horizontalSum(bz)} + in.gravity;
                 }
                 return pairs;
             },
