@@ -303,40 +303,41 @@ private:
                 const Vec3 pi = pos_[i];
                 std::uint32_t* __restrict list = &listed_[i * kListed];
                 unsigned count = 0;
-                float sum = 0.f;
                 // Four candidates at a time (GCC/Clang vector extension, SSE2 on
-                // x86-64): distances and kernel values in lanes, summed per lane.
+                // x86-64): distances and kernel values in lanes, summed per lane. A
+                // range's last group reads its last candidate again in the lanes past
+                // its end, which count for nothing.
                 const Float4 xi = splat(pi.x), yi = splat(pi.y), zi = splat(pi.z), h2 = splat(k.h2);
+                const Int4 lane = {0, 1, 2, 3};
                 Float4 lanes = {};
-                // Branch-free append: j always lands in the list, the count only
-                // advances for neighbours (self included; the force pass skips r = 0).
-                const auto append = [&](std::uint32_t j, bool neighbour) {
-                    list[count < kListed ? count : kListed - 1] = j;
-                    count += neighbour ? 1u : 0u;
-                };
                 forEachCandidateRange(pi, [&](std::uint32_t begin, std::uint32_t end) {
-                    std::uint32_t j = begin;
-                    for (; j + 4 <= end; j += 4) {
+                    for (std::uint32_t j = begin; j < end; j += 4) {
                         Float4 x, y, z;
-                        std::memcpy(&x, px + j, sizeof x);
-                        std::memcpy(&y, py + j, sizeof y);
-                        std::memcpy(&z, pz + j, sizeof z);
+                        if (j + 4 <= end) {
+                            std::memcpy(&x, px + j, sizeof x);
+                            std::memcpy(&y, py + j, sizeof y);
+                            std::memcpy(&z, pz + j, sizeof z);
+                        } else {
+                            const auto at = [&](std::uint32_t l) { return std::min(j + l, end - 1); };
+                            x = Float4{px[at(0)], px[at(1)], px[at(2)], px[at(3)]};
+                            y = Float4{py[at(0)], py[at(1)], py[at(2)], py[at(3)]};
+                            z = Float4{pz[at(0)], pz[at(1)], pz[at(2)], pz[at(3)]};
+                        }
                         const Float4 dx = xi - x, dy = yi - y, dz = zi - z;
                         const Float4 r2 = dx * dx + dy * dy + dz * dz;
-                        const Int4 inside = r2 < h2;
+                        const Int4 inside = (r2 < h2) & (lane < std::int32_t(end - j));
                         const Float4 d = masked(h2 - r2, inside);
                         lanes += d * d * d;
-                        for (int l = 0; l < 4; ++l) append(j + std::uint32_t(l), inside[l] != 0);
-                    }
-                    for (; j < end; ++j) {
-                        const float dx = pi.x - px[j], dy = pi.y - py[j], dz = pi.z - pz[j];
-                        const float r2 = dx * dx + dy * dy + dz * dz;
-                        const float d = std::max(k.h2 - r2, 0.f);
-                        sum += d * d * d;
-                        append(j, r2 < k.h2);
+                        // Branch-free append: j always lands in the list, the count only
+                        // advances for neighbours (self included; the force pass skips
+                        // r = 0).
+                        for (std::uint32_t l = 0; l < 4; ++l) {
+                            list[count < kListed ? count : kListed - 1] = j + l;
+                            count += inside[l] != 0 ? 1u : 0u;
+                        }
                     }
                 });
-                sum += horizontalSum(lanes);
+                const float sum = horizontalSum(lanes);
                 listCount_[i] = count;
                 // The walls near p_i, kept for the force pass (same positions): the
                 // wall field is sampled once per step here, not twice.
