@@ -2,10 +2,12 @@
 
 #include "sim/sph/Backend.h"
 #include "widgets/ControlBar.h"
+#include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "widgets/WorkerPool.h"
 
 #include <QAction>
 #include <QActionGroup>
@@ -34,22 +36,6 @@
 namespace atrium::widgets {
 namespace {
 
-struct LoadedHeart {
-    std::shared_ptr<const heart::MovingHeartMesh> mesh;
-    heart::PipelineReport report;
-    heart::HeartAnatomy anatomy;
-    QString error;
-};
-
-QString sourceLabel(const heart::HeartSource& s) {
-    switch (s.kind) {
-    case heart::HeartSource::Kind::Phantom: return QString::fromStdString("phantom " + s.phantomPreset);
-    case heart::HeartSource::Kind::Volumes: return QString::fromStdString("volumes " + s.pattern);
-    case heart::HeartSource::Kind::Meshes: return QString::fromStdString("meshes " + s.pattern);
-    }
-    return {};
-}
-
 QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip,
                     bool checkable = false) {
     auto* a = new QAction(text, parent);
@@ -64,7 +50,7 @@ QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& ke
 
 MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), view_(new SceneView(this)), bar_(new ControlBar(view_)),
-      help_(new HelpOverlay(view_)) {
+      help_(new HelpOverlay(view_)), loader_(new HeartLoader(this)) {
     startMs_ = QDateTime::currentMSecsSinceEpoch();
     setWindowTitle("Atrium");
     setCentralWidget(view_);
@@ -85,6 +71,22 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     connect(view_, &SceneView::frameRendered, this, [this] {
         if (secondsToHeart_ == 0.0 && view_->shownSnapshot() && !view_->shownSnapshot()->wallVertexMm.empty())
             secondsToHeart_ = double(QDateTime::currentMSecsSinceEpoch() - startMs_) / 1000.0;
+    });
+    view_->setBackgroundStatus([this] { return loader_->statusText(); });
+    connect(loader_, &HeartLoader::loaded, this,
+            [this](const std::shared_ptr<const LoadedHeart>& heart) { showLoadedHeart(*heart); });
+    connect(loader_, &HeartLoader::cancelled, this, [this] {
+        statusBar()->showMessage(heart_ ? "Loading cancelled: the previous heart goes on" : "Loading cancelled", 6000);
+        view_->setFocus();
+    });
+    connect(loader_, &HeartLoader::failed, this, [this](const QString& error) {
+        statusBar()->showMessage("Could not load the heart: " + error);
+        Q_EMIT loadFailed(error);
+        if (isVisible() && !options_.headless)
+            QMessageBox::warning(this, "Atrium",
+                                 "Could not load the heart:\n" + error +
+                                     (heart_ ? "\n\nThe previous heart goes on." : QString()));
+        view_->setFocus();
     });
     connect(view_, &SceneView::mouseCaptureChanged, this, [this](bool captured) {
         statusBar()->showMessage(captured ? "Mouse steers the camera: Space releases it" : "Mouse released: Space takes it again",
@@ -128,6 +130,7 @@ void MainWindow::buildActions() {
     reset_ = makeAction(this, "Reset", Qt::Key_R, "Start the blood again from a filled, still heart");
     connect(reset_, &QAction::triggered, this, [this] { restartSimulation(choices_); });
     home_ = makeAction(this, "Home", Qt::Key_H, "Back to the front view of the whole heart");
+    home_->setObjectName("homeAction");
     connect(home_, &QAction::triggered, view_, &SceneView::goHome);
     clip_ = makeAction(this, "Cut open", Qt::Key_C, "Cut away the half of the wall nearer to you", true);
     connect(clip_, &QAction::toggled, this, [this](bool on) { view_->setClipping(on); });
@@ -209,7 +212,8 @@ void MainWindow::buildActions() {
     fluids_->actions().front()->setChecked(true);
 
     for (const std::string& name : heart::HeartPhantom::presetNames()) {
-        QAction* a = makeAction(this, QString::fromStdString(name), {}, QString("Load the synthetic %1 heart").arg(name.c_str()));
+        QAction* a = makeAction(this, QString::fromStdString(name), {}, QString("Load the synthetic %1 heart").arg(name.c_str()),
+                                true);
         connect(a, &QAction::triggered, this, [this, name] { loadHeart(heart::HeartSource::fromPreset(name)); });
         presets_.emplace_back(a, QString::fromStdString(name));
     }
@@ -321,69 +325,33 @@ void MainWindow::buildControlBar() {
 }
 
 void MainWindow::loadHeart(const heart::HeartSource& source) {
-    if (progress_) return; // one load at a time
-    source_ = source;
-    view_->setRunner(nullptr);
-    progress_ = new QProgressDialog("Loading the heart: " + sourceLabel(source), QString(), 0, 1000, this);
-    progress_->setWindowTitle("Atrium");
-    progress_->setMinimumDuration(400);
-    progress_->setWindowModality(Qt::WindowModal);
-    progress_->setValue(0);
+    if (!loader_->start(source)) statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
+}
 
-    auto* watcher = new QFutureWatcher<LoadedHeart>(this);
-    connect(watcher, &QFutureWatcher<LoadedHeart>::finished, this, [this, watcher] {
-        watcher->deleteLater();
-        if (progress_) progress_->deleteLater();
-        LoadedHeart loaded = watcher->result();
-        if (!loaded.error.isEmpty()) {
-            statusBar()->showMessage("Could not load the heart: " + loaded.error);
-            Q_EMIT loadFailed(loaded.error);
-            if (isVisible() && !options_.headless)
-                QMessageBox::warning(this, "Atrium", "Could not load the heart:\n" + loaded.error);
-            return;
-        }
-        heart_ = loaded.mesh;
-        anatomy_ = loaded.anatomy;
-        cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
-        poolMl_ = loaded.report.bloodPoolVolumeMl.empty() ? heart::enclosedVolumeMl(heart_->phaseMesh(0))
-                                                          : loaded.report.bloodPoolVolumeMl.front();
-        choices_.heartRateBpm = 60.0 / cycleSeconds_;
-        setWindowTitle("Atrium - " + sourceLabel(source_));
-        QString capped;
-        if (loaded.report.holesCapped > 0)
-            capped = QString(", %1 holes capped to close it").arg(qulonglong(loaded.report.holesCapped));
-        statusBar()->showMessage(QString("Heart loaded (%1, %2 phases, %3 triangles%4)")
-                                     .arg(loaded.report.fromCache ? "from the cache" : "processed")
-                                     .arg(loaded.report.phases)
-                                     .arg(qulonglong(loaded.report.trianglesPerPhaseMax))
-                                     .arg(capped),
-                                 6000);
-        restartSimulation(choices_);
-        Q_EMIT heartLoaded();
-    });
-    QPointer<QProgressDialog> dialog = progress_;
-    watcher->setFuture(QtConcurrent::run([source, dialog]() -> LoadedHeart {
-        LoadedHeart out;
-        try {
-            const heart::PipelineSettings settings = heart::PipelineSettings::forBlood();
-            out.mesh = std::make_shared<const heart::MovingHeartMesh>(heart::loadHeart(
-                source, settings, &out.report, [dialog](const std::string& stage, double fraction) {
-                    QMetaObject::invokeMethod(
-                        qApp,
-                        [dialog, text = QString::fromStdString(stage), fraction] {
-                            if (!dialog) return;
-                            dialog->setLabelText("Loading the heart: " + text);
-                            dialog->setValue(int(std::lround(999 * std::clamp(fraction, 0.0, 1.0))));
-                        },
-                        Qt::QueuedConnection);
-                }));
-            if (source.kind == heart::HeartSource::Kind::Phantom)
-                out.anatomy = heart::HeartAnatomy::fromPhantom(heart::HeartPhantom(source.phantomParameters()));
-        } catch (const std::exception& e) {
-            out.error = QString::fromStdString(e.what());
-        }
-        return out;
-    }));
+void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
+    heart_ = loaded.mesh;
+    anatomy_ = loaded.anatomy;
+    source_ = loaded.source;
+    cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
+    poolMl_ = loaded.report.bloodPoolVolumeMl.empty() ? heart::enclosedVolumeMl(heart_->phaseMesh(0))
+                                                      : loaded.report.bloodPoolVolumeMl.front();
+    choices_.heartRateBpm = 60.0 / cycleSeconds_;
+    setWindowTitle("Atrium - " + sourceLabel(source_));
+    for (auto& [a, name] : presets_)
+        a->setChecked(source_.kind == heart::HeartSource::Kind::Phantom && name.toStdString() == source_.phantomPreset);
+    QString capped;
+    if (loaded.report.holesCapped > 0)
+        capped = QString(", %1 holes capped to close it").arg(qulonglong(loaded.report.holesCapped));
+    statusBar()->showMessage(QString("Heart loaded (%1, %2 phases, %3 triangles%4)")
+                                 .arg(loaded.report.fromCache ? "from the cache" : "processed")
+                                 .arg(loaded.report.phases)
+                                 .arg(qulonglong(loaded.report.trianglesPerPhaseMax))
+                                 .arg(capped),
+                             6000);
+    const sph::Aabb& b = loaded.boundsMm;
+    view_->frameHeart({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z});
+    restartSimulation(choices_);
+    Q_EMIT heartLoaded();
 }
 
 void MainWindow::restartSimulation(const SimulationChoices& c) {
@@ -396,6 +364,7 @@ void MainWindow::restartSimulation(const SimulationChoices& c) {
     rs.simulation.soundSpeed = c.soundSpeed;
     rs.simulation.backend = c.cuda && sph::cudaBackendAvailable() ? sph::BackendKind::Cuda : sph::BackendKind::Cpu;
     view_->setRunner(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
+    view_->setFocus(); // keys steer the view again after a dialog
 }
 
 void MainWindow::openSolverPanel() {
@@ -476,7 +445,7 @@ void MainWindow::toggleRecording(bool on) {
                                           .arg(qulonglong(recorder->framesEncoded()))
                                           .arg(qulonglong(recorder->framesDropped())), 8000);
     });
-    watcher->setFuture(QtConcurrent::run([recorder, guard]() -> QString {
+    watcher->setFuture(QtConcurrent::run(&workerPool(), [recorder, guard]() -> QString {
         try {
             recorder->finish([guard](double f) {
                 QMetaObject::invokeMethod(qApp, [guard, f] { if (guard) guard->setValue(int(100 * f)); }, Qt::QueuedConnection);

@@ -24,7 +24,9 @@ class QSlider;
 namespace atrium::widgets {
 
 class ControlBar;
+class HeartLoader;
 class HelpOverlay;
+struct LoadedHeart;
 class SceneView;
 
 /// How the window was started: what to load, and whether to remember it.
@@ -48,8 +50,11 @@ public:
 
     SceneView* sceneView() const { return view_; }
     ControlBar* controlBar() const { return bar_; }
-    /// Loads a heart on a worker thread (progress dialog), then starts its blood.
+    /// Loads a heart on a worker thread (progress dialog with Cancel), then frames it
+    /// and starts its blood. The current heart goes on until then, and after a failed
+    /// or cancelled load.
     void loadHeart(const heart::HeartSource& source);
+    HeartLoader* heartLoader() const { return loader_; }
     /// Restarts the blood of the current heart with `choices`.
     void restartSimulation(const SimulationChoices& choices);
     const SimulationChoices& simulationChoices() const { return choices_; }
@@ -69,6 +74,7 @@ private:
     void buildActions();
     void buildMenus();
     void buildControlBar();
+    void showLoadedHeart(const LoadedHeart& heart);
     void saveScreenshot();
     void toggleRecording(bool on);
     void openSolverPanel();
@@ -83,7 +89,7 @@ private:
     ControlBar* bar_;
     HelpOverlay* help_;
     QSlider* opacity_ = nullptr;
-    QPointer<QProgressDialog> progress_;
+    HeartLoader* loader_;
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;

@@ -7,12 +7,14 @@
 #include "widgets/HudOverlay.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "widgets/WorkerPool.h"
 
 #include <QCursor>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
+#include <QThreadPool>
 #include <QWheelEvent>
 
 #include <osg/Group>
@@ -98,6 +100,11 @@ SceneView::~SceneView() {
 }
 
 void SceneView::setRunner(std::shared_ptr<SimulationRunner> runner) {
+    if (runner_ && runner_ != runner) {
+        // Stopping may wait for a step or a stage of the blood's preparation: not here.
+        runner_->requestStop();
+        workerPool().start([old = std::move(runner_)]() mutable { old.reset(); });
+    }
     runner_ = std::move(runner);
     if (runner_) {
         // Spheres of half a spacing touch their neighbours at rest density.
@@ -109,6 +116,23 @@ void SceneView::setRunner(std::shared_ptr<SimulationRunner> runner) {
     shownPublication_ = 0;
     framesWithBlood_ = 0;
     if (runner_ && softwareRenderer_) runner_->yieldToDrawing();
+}
+
+void SceneView::frameHeart(const narrative::Vec3& lo, const narrative::Vec3& hi) {
+    heartCenter_ = (lo + hi) * 0.5;
+    const double radius = 0.5 * length(hi - lo);
+    heartRadius_ = radius > 0.0 && std::isfinite(radius) ? radius : 1.0;
+    const double distance = heartRadius_ / std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0) * 1.05;
+    // From the front left and a little above, so the heart reads as a 3D body.
+    const narrative::Vec3 eye = heartCenter_ + narrative::Vec3{-distance * 0.45, -distance * 0.85, distance * 0.28};
+    camera_.orbit().setDistanceLimits(heartRadius_ * 0.05, heartRadius_ * 20.0);
+    camera_.usim().setSpeed(0.0);
+    camera_.usim().setMaxSpeed(heartRadius_ * 1.5);
+    camera_.usim().setAcceleration(heartRadius_ * 0.75);
+    camera_.firstPerson().setMaxSpeed(heartRadius_ * 0.75);
+    camera_.setHome(eye, heartCenter_);
+    goHome();
+    if (clipping_) updateClipPlane();
 }
 
 void SceneView::setNavigationMode(narrative::CameraMode mode) {
@@ -208,7 +232,7 @@ void SceneView::applyCamera(int w, int h) {
     const narrative::Vec3 eye = pose.position();
     viewer_->getCamera()->setViewMatrixAsLookAt(toOsg(eye), toOsg(eye + pose.forward()), toOsg(pose.up()));
     // Near and far from the heart's size: the camera may fly inside the ventricle.
-    const double nearPlane = std::max(0.2, heartRadius_ * 0.005), farPlane = heartRadius_ * 60.0;
+    const double nearPlane = heartRadius_ * 0.005, farPlane = heartRadius_ * 60.0;
     viewer_->getCamera()->setProjectionMatrixAsPerspective(kFieldOfViewDeg, double(w) / std::max(h, 1), nearPlane, farPlane);
     fluid_->setCamera(viewer_->getCamera()->getViewMatrix(), viewer_->getCamera()->getProjectionMatrix());
 }
@@ -281,20 +305,25 @@ void SceneView::advanceFrame() {
     if (fpsClock_.elapsed() >= 500) {
         fps_ = 1000.0 * double(fpsFrames_) / double(fpsClock_.restart());
         fpsFrames_ = 0;
-        QString status;
-        if (!runner_) status = "no heart loaded";
-        else if (runner_->state() == SimulationRunner::State::Preparing)
-            status = QString("preparing the blood: %1 %").arg(int(100 * runner_->preparation()));
-        else if (runner_->state() == SimulationRunner::State::Failed) status = "stopped: " + QString::fromStdString(runner_->failure()).left(120);
-        else if (runner_->paused()) status = "paused";
-        else if (shown_ && shown_->filling) status = "filling the heart";
+        QStringList status;
+        if (backgroundStatus_) status << backgroundStatus_();
+        if (!runner_) {
+            if (status.join("").isEmpty()) status << "no heart loaded";
+        } else if (runner_->state() == SimulationRunner::State::Preparing) {
+            status << QString("preparing the blood: %1 %").arg(int(100 * runner_->preparation()));
+        } else if (runner_->state() == SimulationRunner::State::Failed) {
+            status << "stopped: " + QString::fromStdString(runner_->failure()).left(120);
+        } else if (runner_->paused()) {
+            status << "paused";
+        } else if (shown_ && shown_->filling) {
+            status << "filling the heart";
+        }
         if (runner_ && runner_->restarts() > 0)
-            status += QString(status.isEmpty() ? "" : " | ") +
-                      QString("blood restarted after %1 blow-up(s); fewer particles or a lower heart rate are steadier")
+            status << QString("blood restarted after %1 blow-up(s); fewer particles or a lower heart rate are steadier")
                           .arg(runner_->restarts());
-        if (camera_.mode() != narrative::CameraMode::Orbit && !camera_.mouseCaptured())
-            status += QString(status.isEmpty() ? "" : " | ") + "Space: take the mouse";
-        hud_->show(fps_, shown_.get(), status);
+        if (camera_.mode() != narrative::CameraMode::Orbit && !camera_.mouseCaptured()) status << "Space: take the mouse";
+        status.removeAll(QString());
+        hud_->show(fps_, shown_.get(), status.join(" | "));
     }
     update();
 }
@@ -315,22 +344,6 @@ void SceneView::takeSnapshot() {
     }
     blood_->update(*shown_, quantity_, range_);
 
-    if (!framed_ && wall_->bounds().valid()) {
-        const osg::BoundingBox& b = wall_->bounds();
-        heartCenter_ = {b.center().x(), b.center().y(), b.center().z()};
-        heartRadius_ = std::max(1.0, double(b.radius()));
-        const double distance = heartRadius_ / std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0) * 1.05;
-        // From the front left and a little above, so the heart reads as a 3D body.
-        const narrative::Vec3 eye = heartCenter_ + narrative::Vec3{-distance * 0.45, -distance * 0.85, distance * 0.28};
-        camera_.orbit().setDistanceLimits(heartRadius_ * 0.05, heartRadius_ * 20.0);
-        camera_.usim().setSpeed(0.0);
-        camera_.usim().setMaxSpeed(heartRadius_ * 1.5);
-        camera_.usim().setAcceleration(heartRadius_ * 0.75);
-        camera_.firstPerson().setMaxSpeed(heartRadius_ * 0.75);
-        camera_.setHome(eye, heartCenter_);
-        camera_.goHome();
-        framed_ = true;
-    }
 }
 
 void SceneView::send(const narrative::InputEvent& event) {

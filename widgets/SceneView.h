@@ -19,6 +19,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -55,10 +56,20 @@ public:
     explicit SceneView(QWidget* parent = nullptr);
     ~SceneView() override;
 
-    /// The simulation whose snapshots are drawn (null: none). The home view is framed
-    /// on the first snapshot's heart wall. Under a software rasteriser the runner's
-    /// thread yields the cores to drawing (SimulationRunner::yieldToDrawing).
+    /// The simulation whose snapshots are drawn (null: none). The runner it replaces is
+    /// stopped and destroyed on a worker thread, so that the window never waits for it.
+    /// Under a software rasteriser the runner's thread yields the cores to drawing
+    /// (SimulationRunner::yieldToDrawing).
     void setRunner(std::shared_ptr<SimulationRunner> runner);
+    /// Frames a new heart: its bounds (any units and position, e.g. over the whole
+    /// cycle) set the home view, the orbit centre, the zoom limits, flight speeds and
+    /// the near and far planes; the camera goes home.
+    void frameHeart(const narrative::Vec3& lo, const narrative::Vec3& hi);
+    narrative::Vec3 heartCenter() const { return heartCenter_; }
+    double heartRadius() const { return heartRadius_; }
+    /// A line for the HUD about work in the background (loading, baking); asked at
+    /// every HUD refresh, empty for none.
+    void setBackgroundStatus(std::function<QString()> status) { backgroundStatus_ = std::move(status); }
     /// Whether OpenGL draws in software here (Mesa llvmpipe or softpipe); known once the
     /// view has been shown.
     bool softwareRenderer() const { return softwareRenderer_; }
@@ -151,10 +162,10 @@ private:
     ColorLegend* legend_ = nullptr;
 
     narrative::CameraRig camera_;
-    bool framed_ = false;
     std::optional<QPoint> pendingWarp_; // where we moved the pointer ourselves
     double heartRadius_ = 60.0;    // mm, from the wall's bounds
     narrative::Vec3 heartCenter_;
+    std::function<QString()> backgroundStatus_;
 
     ColorQuantity quantity_ = ColorQuantity::Blood;
     ColorRange range_{0.f, 1.f};

@@ -17,7 +17,9 @@ SimulationRunner::SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh>
     thread_ = std::jthread([this] { run(); });
 }
 
-SimulationRunner::~SimulationRunner() {
+SimulationRunner::~SimulationRunner() { requestStop(); }
+
+void SimulationRunner::requestStop() {
     stop_ = true;
     wake_.notify_all();
 }

@@ -79,6 +79,9 @@ public:
     /// Increases with every publication (cheap check for "anything new?").
     std::uint64_t publications() const { return publications_.load(); }
 
+    /// Asks the thread to stop (at its next step or preparation report) without
+    /// waiting; the destructor then joins it quickly.
+    void requestStop();
     void setPaused(bool paused);
     bool paused() const { return paused_.load(); }
     /// While paused: advance one sub-step and publish.

@@ -6,6 +6,7 @@
 #include "narrative/FirstPersonController.h"
 #include "narrative/UsimController.h"
 #include "widgets/ControlBar.h"
+#include "widgets/HeartLoader.h"
 #include "widgets/MainWindow.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
@@ -17,14 +18,20 @@
 #include <QElapsedTimer>
 #include <QKeyEvent>
 #include <QMenuBar>
+#include <QMessageBox>
 #include <QMouseEvent>
+#include <QProgressDialog>
+#include <QPushButton>
 #include <QSettings>
+#include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 
@@ -339,6 +346,180 @@ TEST(Viewer, StartsInUnderFiveSecondsWithACachedHeart) {
     auto w = openViewer();
     ASSERT_TRUE(waitFor([&] { return w->secondsToFirstHeart() > 0; }, 30));
     EXPECT_LT(t.elapsed() / 1000.0, 5.0) << "from opening the window to the heart drawn";
+}
+
+/// Counts paint events of a widget.
+struct PaintCounter : QObject {
+    int paints = 0;
+    bool eventFilter(QObject*, QEvent* e) override {
+        paints += e->type() == QEvent::Paint;
+        return false;
+    }
+};
+
+/// Points the heart cache at a fresh folder for one test, so that a load does all its
+/// work (the build tree's shared cache would make it instant).
+struct FreshHeartCache {
+    QTemporaryDir dir;
+    QByteArray previous = qgetenv("XDG_CACHE_HOME");
+    FreshHeartCache() { qputenv("XDG_CACHE_HOME", dir.path().toUtf8()); }
+    ~FreshHeartCache() { qputenv("XDG_CACHE_HOME", previous); }
+};
+
+/// A sphere of `radius` mm centred on `c`, as a Wavefront OBJ file.
+void writeSphereObj(const std::string& path, narrative::Vec3 c, double radius) {
+    std::ofstream out(path);
+    const int rings = 14, segments = 28;
+    out << "v " << c.x << ' ' << c.y << ' ' << c.z + radius << '\n';
+    for (int i = 1; i < rings; ++i)
+        for (int j = 0; j < segments; ++j) {
+            const double t = std::numbers::pi * i / rings, p = 2 * std::numbers::pi * j / segments;
+            out << "v " << c.x + radius * std::sin(t) * std::cos(p) << ' ' << c.y + radius * std::sin(t) * std::sin(p)
+                << ' ' << c.z + radius * std::cos(t) << '\n';
+        }
+    out << "v " << c.x << ' ' << c.y << ' ' << c.z - radius << '\n';
+    const auto ring = [&](int i, int j) { return 2 + (i - 1) * segments + (j % segments); };
+    const int bottom = 2 + (rings - 1) * segments;
+    for (int j = 0; j < segments; ++j) {
+        out << "f 1 " << ring(1, j) << ' ' << ring(1, j + 1) << '\n';
+        for (int i = 1; i + 1 < rings; ++i) {
+            out << "f " << ring(i, j) << ' ' << ring(i + 1, j) << ' ' << ring(i + 1, j + 1) << '\n';
+            out << "f " << ring(i, j) << ' ' << ring(i + 1, j + 1) << ' ' << ring(i, j + 1) << '\n';
+        }
+        out << "f " << bottom << ' ' << ring(rings - 1, j + 1) << ' ' << ring(rings - 1, j) << '\n';
+    }
+}
+
+TEST(Viewer, LoadingPaintsAProgressDialogWhileTheViewKeepsDrawing) {
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    FreshHeartCache cache;
+    const std::uint64_t frames0 = w->sceneView()->framesRendered();
+    // The UI thread's longest stall while the heart loads: a timer that should fire
+    // every 16 ms.
+    QElapsedTimer clock;
+    clock.start();
+    qint64 last = 0, longestStall = 0;
+    QTimer ticker;
+    ticker.setInterval(16);
+    QObject::connect(&ticker, &QTimer::timeout, [&] {
+        longestStall = std::max(longestStall, clock.elapsed() - last);
+        last = clock.elapsed();
+    });
+    ticker.start();
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&] { loaded = true; });
+    PaintCounter painted;
+    w->loadHeart(heart::HeartSource::fromPreset("child"));
+    QProgressDialog* dialog = w->heartLoader()->dialog();
+    ASSERT_NE(dialog, nullptr);
+    dialog->installEventFilter(&painted);
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 240));
+    EXPECT_GE(painted.paints, 3) << "the progress dialog painted";
+    EXPECT_GT(w->sceneView()->framesRendered(), frames0 + 20) << "the view drew while the heart loaded";
+    EXPECT_LT(longestStall, 1000) << "ms the window did not respond while the heart loaded";
+    EXPECT_TRUE(w->windowTitle().contains("child"));
+}
+
+TEST(Viewer, CancellingALoadKeepsThePreviousHeartRunning) {
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    FreshHeartCache cache;
+    widgets::SimulationRunner* before = w->sceneView()->runner();
+    const QString title = w->windowTitle();
+    bool cancelled = false, loaded = false;
+    QObject::connect(w->heartLoader(), &widgets::HeartLoader::cancelled, [&] { cancelled = true; });
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&] { loaded = true; });
+    w->loadHeart(heart::HeartSource::fromPreset("heart-failure"));
+    ASSERT_TRUE(waitFor([&] { return w->heartLoader()->dialog() && w->heartLoader()->dialog()->isVisible(); }, 30));
+    QPushButton* cancel = w->heartLoader()->dialog()->findChild<QPushButton*>();
+    ASSERT_NE(cancel, nullptr);
+    QTest::mouseClick(cancel, Qt::LeftButton);
+    ASSERT_TRUE(waitFor([&] { return cancelled || loaded; }, 60));
+    EXPECT_TRUE(cancelled);
+    EXPECT_FALSE(loaded);
+    EXPECT_FALSE(w->heartLoader()->busy());
+    EXPECT_EQ(w->sceneView()->runner(), before);
+    EXPECT_EQ(w->windowTitle(), title);
+}
+
+TEST(Viewer, AFailedLoadLeavesOneMessageAndThePreviousHeartRunning) {
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.particleBudget = 3000;
+    options.persistSettings = false; // but not headless: errors are shown to a person
+    MainWindow w(options);
+    w.resize(900, 640);
+    w.show();
+    ASSERT_TRUE(waitForBlood(w, 1));
+    widgets::SimulationRunner* before = w.sceneView()->runner();
+    const QString title = w.windowTitle();
+    QTemporaryDir empty;
+    int messageBoxes = -1, progressDialogs = -1;
+    QString message;
+    // The message box runs its own event loop: look at the screen from inside it.
+    QTimer inspector;
+    inspector.setInterval(50);
+    QObject::connect(&inspector, &QTimer::timeout, [&] {
+        QMessageBox* box = nullptr;
+        int boxes = 0, dialogs = 0;
+        for (QWidget* top : QApplication::topLevelWidgets()) {
+            if (!top->isVisible()) continue;
+            if (auto* b = qobject_cast<QMessageBox*>(top)) box = b, ++boxes;
+            dialogs += qobject_cast<QProgressDialog*>(top) != nullptr;
+        }
+        if (!box) return;
+        messageBoxes = boxes;
+        progressDialogs = dialogs;
+        message = box->text();
+        box->accept();
+    });
+    inspector.start();
+    w.loadHeart(heart::HeartSource::fromVolumes(empty.path().toStdString()));
+    ASSERT_TRUE(waitFor([&] { return messageBoxes >= 0 && !w.heartLoader()->busy(); }, 60));
+    EXPECT_EQ(messageBoxes, 1);
+    EXPECT_EQ(progressDialogs, 0) << "the progress dialog closes before the message opens";
+    EXPECT_TRUE(message.contains(empty.path())) << message.toStdString();
+    EXPECT_EQ(w.sceneView()->runner(), before);
+    EXPECT_EQ(w.windowTitle(), title);
+    const std::uint64_t published = before->publications();
+    EXPECT_TRUE(waitFor([&] { return before->publications() > published + 2; }, 30)) << "the previous blood runs on";
+}
+
+TEST(Viewer, EveryNewHeartIsFramedWhereverItLies) {
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    SceneView* v = w->sceneView();
+    const narrative::Vec3 adultCenter = v->heartCenter();
+    // A pulsing sphere of 30 mm around (259, 68, 278) mm, as a two-phase mesh series.
+    QTemporaryDir dir;
+    const narrative::Vec3 c{259, 68, 278};
+    writeSphereObj((dir.path() + "/ball_00.obj").toStdString(), c, 30);
+    writeSphereObj((dir.path() + "/ball_01.obj").toStdString(), c, 26);
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&] { loaded = true; });
+    v->camera().orbit().setDistanceLimits(1, 1e6);
+    w->loadHeart(heart::HeartSource::fromMeshes(dir.path().toStdString()));
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 120));
+    EXPECT_LT(distance(v->heartCenter(), c), 1.0);
+    EXPECT_NEAR(v->heartRadius(), 30 * std::sqrt(3.0), 2.0);
+    const double eyeDistance = distance(v->camera().pose().position(), c);
+    EXPECT_GT(eyeDistance, 30.0);
+    EXPECT_LT(eyeDistance, 10 * 30.0);
+    ASSERT_TRUE(waitFor([&] { return v->shownSnapshot() && !v->shownSnapshot()->wallVertexMm.empty(); }, 60));
+    QTest::qWait(200);
+    const PixelCensus seen = census(v->renderImage(QSize(320, 200)));
+    EXPECT_GT(seen.wall + seen.blood, 0.05) << "the sphere is in view";
+    // Orbiting turns round the new centre; H comes back to it.
+    v->camera().orbit().setDistanceLimits(1, 1e6);
+    w->findChild<QAction*>("homeAction")->trigger();
+    EXPECT_NEAR(distance(v->camera().pose().position(), c), eyeDistance, 1e-6);
+
+    // The next heart is framed afresh, not left with this one's camera.
+    loaded = false;
+    w->loadHeart(heart::HeartSource::fromPreset("adult"));
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 120));
+    EXPECT_LT(distance(v->heartCenter(), adultCenter), 1e-6);
 }
 
 int main(int argc, char** argv) {
