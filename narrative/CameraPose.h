@@ -55,6 +55,9 @@ public:
     /// Unit camera up: right x forward (tilts with pitch; never below the horizon plane).
     Vec3 up() const;
 
+    /// Exact equality (same position, yaw and pitch bits).
+    bool operator==(const CameraPose&) const = default;
+
 private:
     Vec3 position_;
     double yaw_ = 0.0;
