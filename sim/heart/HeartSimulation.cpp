@@ -411,7 +411,9 @@ void HeartSimulation::prepareWallPoses(const std::function<void(double)>& progre
     }
 }
 
-void HeartSimulation::step() {
+void HeartSimulation::step() { step(solver_->scene().parameters.maxTimeStep); }
+
+void HeartSimulation::step(float dtMax) {
     if (filling_ && solver_->time() >= beatStart_) startBeat();
     if (!filling_) {
         // The wall follows the blood's clock: posed at the last of the cycle's
@@ -425,7 +427,7 @@ void HeartSimulation::step() {
         }
         updateValves(cycles - std::floor(cycles));
     }
-    solver_->step();
+    solver_->step(dtMax);
 }
 
 void HeartSimulation::runBeats(double beatCount, const std::function<void(double)>& progress) {

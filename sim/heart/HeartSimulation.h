@@ -119,6 +119,9 @@ public:
 
     /// One solver sub-step; the wall takes its next pose when one is due.
     void step();
+    /// The same, of at most `dtMax` seconds (a fixed step for comparisons: the CUDA
+    /// backend's CFL limit reads the speed one sub-step late).
+    void step(float dtMax);
     /// Steps until the heart has beaten `beats` more times.
     void runBeats(double beats, const std::function<void(double fraction)>& progress = {});
 
