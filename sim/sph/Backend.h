@@ -92,6 +92,19 @@ struct HostParticles {
     std::vector<float> density, pressure;
 };
 
+/// The box around `candidates` grown by `radius` (Backend::markOccupied's filter);
+/// `candidates` must not be empty.
+inline Aabb candidateBounds(std::span<const Vec3> candidates, float radius) {
+    Aabb box{candidates.front(), candidates.front()};
+    for (const Vec3& x : candidates) {
+        box.lo = componentMin(box.lo, x);
+        box.hi = componentMax(box.hi, x);
+    }
+    box.lo -= Vec3{radius, radius, radius};
+    box.hi += Vec3{radius, radius, radius};
+    return box;
+}
+
 class Backend {
 public:
     virtual ~Backend() = default;
@@ -116,6 +129,11 @@ public:
     virtual StepOutput step(const StepInput& in) = 0;
 
     virtual void download(unsigned fields, HostParticles& out) const = 0;
+    /// Sets blocked[c] = 1 for each candidate closer than `radius` (m) to a live
+    /// particle, and leaves the others as they are (`blocked` has candidates.size()
+    /// entries): where an emitter must not place a particle. On a GPU this runs there,
+    /// so that emitting costs no read-back of every position.
+    virtual void markOccupied(std::span<const Vec3> candidates, float radius, std::vector<std::uint8_t>& blocked) const = 0;
     /// Waits until all queued work is done (timing); a no-op on the CPU.
     virtual void synchronize() {}
     virtual std::size_t bytesPerParticle() const = 0;

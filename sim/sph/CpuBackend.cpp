@@ -112,6 +112,17 @@ public:
         if (fields & FieldPressure) copy(pressure_, out.pressure);
     }
 
+    void markOccupied(std::span<const Vec3> candidates, float radius, std::vector<std::uint8_t>& blocked) const override {
+        if (candidates.empty()) return;
+        const Aabb box = candidateBounds(candidates, radius);
+        const float r2 = radius * radius;
+        for (std::size_t i = 0; i < pos_.size(); ++i) {
+            if (removed_[i] || !box.contains(pos_[i])) continue;
+            for (std::size_t c = 0; c < candidates.size(); ++c)
+                if (lengthSquared(candidates[c] - pos_[i]) < r2) blocked[c] = 1;
+        }
+    }
+
     std::size_t bytesPerParticle() const override {
         // pos, vel, accel, tmp pos/vel (12 B each), their flat copies (24 B), density,
         // pressure, volume, key, order, list count (4 B each), removed flag (1 B), the

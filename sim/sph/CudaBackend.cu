@@ -8,7 +8,7 @@
 // sort: one histogram, one scan, one scatter), so a cell's particles are contiguous and
 // a row of 3 cells is one contiguous range in linear order.
 //
-// Per step (StepInput::profileStages off) the stream gets 7 kernels and one 32-byte
+// Per step (StepInput::profileStages off) the stream gets 8 kernels and one 32-byte
 // copy back, and the host waits once, for the previous step's counters:
 //   1. keyKernel       cell key per particle (removed: key = cellCount), rank inside
 //                      its cell from a warp-aggregated atomicAdd on the cell's counter;
@@ -18,12 +18,15 @@
 //                      buffers (scatter and gather in one pass, no index array), clears
 //                      the removal flags and the cell counters for the next step,
 //                      stores the new particle count
-//   5. densityKernel   poly6 density (+ the walls' missing kernel mass) and EOS
-//                      pressure (float2 per particle)
-//   6. forceKernel     pressure + viscosity + walls + gravity, written into the
+//   5. densityKernel   the fluid's poly6 density
+//   6. wallKernel      + the walls' missing kernel mass, EOS pressure (float2 per
+//                      particle), and the walls' force from the same wall lookup
+//                      (float4 per particle); apart from 5, whose neighbour loop
+//                      then needs far fewer registers
+//   7. forceKernel     pressure + viscosity + that wall force + gravity, written into the
 //                      spare position buffer; neighbour pairs summed per block, one
 //                      atomicAdd per block
-//   7. motionKernel    symplectic Euler fused with the boundaries (planes, box, wall,
+//   8. motionKernel    symplectic Euler fused with the boundaries (planes, box, wall,
 //                      outlets); max speed / non-finite / removed counts by block
 //                      reduction, one set of atomics per block
 // With profileStages the integration and boundary passes run as two kernels and
@@ -46,7 +49,7 @@
 // the removals of the very last step are reported only if another step follows.
 //
 // Device memory per particle slot: pos, vel and two spare float4 arrays (the reorder
-// target, which then holds the wall push and the accelerations within a step):
+// target, which then holds the walls' force and the accelerations within a step):
 // 64 B; density+pressure float2 8 B; key and rank 8 B; removal flag 1 B: 81 B. The grid
 // adds 8 B per cell (counters and cellStart, +4 B with Z order) and the CUB scan's
 // scratch, amortised over the particles in bytesPerParticle().
@@ -241,24 +244,42 @@ __global__ void __launch_bounds__(kBlockSize)
     removed[dst] = 0;
 }
 
-/// Density and pressure.
+/// The fluid's share of the density (into rhoP[i].x) and the neighbour masks. The wall
+/// lookups, which need many more registers than this neighbour loop, run in wallKernel
+/// after it.
 __global__ void __launch_bounds__(kBlockSize)
     densityKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const std::uint32_t* __restrict__ zRank,
-                  const float4* __restrict__ pos, float2* __restrict__ rhoP) {
+                  const float4* __restrict__ pos, float2* __restrict__ rhoP, cuda::NeighbourMasks masks) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= cellStart[s.grid.cellCount]) return;
-    rhoP[i] = cuda::densityAt(s, cellStart, zRank, pos, i);
+    rhoP[i].x = cuda::fluidDensityAt(s, cellStart, zRank, pos, i, masks);
 }
 
+/// Density and pressure with the walls, and the walls' force for the force pass.
 __global__ void __launch_bounds__(kBlockSize)
+    wallKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const float4* __restrict__ pos,
+               const float4* __restrict__ vel, float2* __restrict__ rhoP, float4* __restrict__ wall) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= cellStart[s.grid.cellCount]) return;
+    Vec3 w;
+    rhoP[i] = cuda::densityWithWalls(s, cuda::xyz(pos[i]), cuda::xyz(vel[i]), rhoP[i].x, w);
+    wall[i] = cuda::toFloat4(w);
+}
+
+/// Blocks per multiprocessor the force kernel is compiled for: 4 (64 registers, half
+/// the threads an H100 SM holds) fits its loop without spilling; left to itself the
+/// compiler takes 67 registers and 3 blocks, and 5 blocks spill.
+constexpr int kForceBlocksPerSm = 4;
+
+__global__ void __launch_bounds__(kBlockSize, kForceBlocksPerSm)
     forceKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, const std::uint32_t* __restrict__ zRank,
                 const float4* __restrict__ pos, const float4* __restrict__ vel, const float2* __restrict__ rhoP,
-                float4* __restrict__ accel, DeviceCounters* counters) {
+                const float4* __restrict__ wall, const cuda::NeighbourMasks masks, float4* __restrict__ accel,
+                DeviceCounters* counters) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     std::uint32_t pairs = 0;
     if (i < cellStart[s.grid.cellCount])
-        accel[i] = cuda::toFloat4(
-            cuda::accelerationAt(s, cellStart, zRank, pos, vel, rhoP, i, pairs));
+        accel[i] = cuda::toFloat4(cuda::accelerationAt(s, cellStart, zRank, pos, vel, rhoP, wall, masks, i, pairs));
     using Reduce = cub::BlockReduce<unsigned long long, kBlockSize>;
     __shared__ typename Reduce::TempStorage temp;
     const unsigned long long blockPairs = Reduce(temp).Sum(static_cast<unsigned long long>(pairs));
@@ -328,6 +349,21 @@ __global__ void __launch_bounds__(kBlockSize)
     if (i >= counters->count || removed[i]) return;
     removed[i] = 1;
     atomicAdd(&counters->pending, 1u);
+}
+
+/// blocked[c] = 1 for each candidate within sqrt(r2) of a live particle; each thread
+/// tests one particle slot, and only those inside `box` (few: the candidates are an
+/// emitter's layers) compare with every candidate.
+__global__ void __launch_bounds__(kBlockSize)
+    occupiedKernel(const float4* __restrict__ pos, const std::uint8_t* __restrict__ removed,
+                   const DeviceCounters* counters, Aabb box, const Vec3* __restrict__ candidates,
+                   std::uint32_t candidateCount, float r2, std::uint8_t* __restrict__ blocked) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= counters->count || removed[i]) return;
+    const Vec3 p = cuda::xyz(pos[i]);
+    if (!box.contains(p)) return;
+    for (std::uint32_t c = 0; c < candidateCount; ++c)
+        if (lengthSquared(candidates[c] - p) < r2) blocked[c] = 1;
 }
 
 // --- availability ---------------------------------------------------------------------
@@ -507,7 +543,8 @@ public:
         launchDensity(s);
         if (profile) record(2);
         forceKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(), pos_.get(), vel_.get(),
-                                                        rhoP_.get(), tmpPos_.get(), counters_.get());
+                                                        rhoP_.get(), tmpVel_.get(), neighbourMasks(), tmpPos_.get(),
+                                                        counters_.get());
         ATRIUM_CUDA_CHECK(cudaGetLastError());
         if (profile) {
             record(3);
@@ -599,13 +636,30 @@ public:
         ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_));
     }
 
+    void markOccupied(std::span<const Vec3> candidates, float radius, std::vector<std::uint8_t>& blocked) const override {
+        const std::size_t m = candidates.size();
+        if (m == 0 || hostUpper_ == 0) return;
+        candidates_.reserve(grown(candidates_.capacity(), m), 0, stream_);
+        candidateBlocked_.reserve(grown(candidateBlocked_.capacity(), m), 0, stream_);
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(candidates_.get(), candidates.data(), m * sizeof(Vec3),
+                                          cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(candidateBlocked_.get(), blocked.data(), m, cudaMemcpyHostToDevice, stream_));
+        occupiedKernel<<<blocksFor(hostUpper_), kBlockSize, 0, stream_>>>(
+            pos_.get(), removed_.get(), counters_.get(), candidateBounds(candidates, radius), candidates_.get(),
+            std::uint32_t(m), radius * radius, candidateBlocked_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(blocked.data(), candidateBlocked_.get(), m, cudaMemcpyDeviceToHost, stream_));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // `candidates` and `blocked` are the caller's
+    }
+
     void synchronize() override { ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
     std::size_t bytesPerParticle() const override {
         // Allocated device memory: particle arrays at their capacity, grid arrays, scan
         // scratch; divided by the particle slots.
         const std::size_t particles = pos_.bytes() + vel_.bytes() + tmpPos_.bytes() + tmpVel_.bytes() +
-                                      rhoP_.bytes() + key_.bytes() + rank_.bytes() + removed_.bytes();
+                                      rhoP_.bytes() + key_.bytes() + rank_.bytes() + removed_.bytes() +
+                                      maskBits_.bytes();
         const std::size_t grid = cellCounter_.bytes() + cellStart_.bytes() + zRank_.bytes() + scanTemp_.bytes();
         const std::size_t n = std::max<std::size_t>(hostUpper_, 1);
         return (particles + grid + n - 1) / n;
@@ -675,6 +729,13 @@ private:
         tmpVel_.reserve(cap, 0, stream_);
         key_.reserve(cap, 0, stream_);
         rank_.reserve(cap, 0, stream_);
+        maskBits_.reserve(std::size_t(cuda::kCandidateRows) * cap, 0, stream_);
+    }
+
+    /// The neighbour masks of this step (density -> force kernel); the overflow bits
+    /// live in rank_, free from the scatter to the next step's key kernel.
+    cuda::NeighbourMasks neighbourMasks() const {
+        return {maskBits_.get(), rank_.get(), std::uint32_t(pos_.capacity())};
     }
 
     /// Uploads particles into slots start.. (flags and densities zeroed).
@@ -714,6 +775,7 @@ private:
     DeviceStep makeDeviceStep(const StepInput& in) const {
         DeviceStep s;
         s.grid.origin = in.grid.origin;
+        s.grid.cellSize = in.grid.cellSize;
         s.grid.invCell = 1.f / in.grid.cellSize;
         s.grid.nx = in.grid.nx;
         s.grid.ny = in.grid.ny;
@@ -805,8 +867,12 @@ private:
     }
 
     void launchDensity(const DeviceStep& s) {
-        densityKernel<<<blocksFor(hostUpper_), kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(),
-                                                                         pos_.get(), rhoP_.get());
+        const std::uint32_t blocks = blocksFor(hostUpper_);
+        densityKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(), pos_.get(), rhoP_.get(),
+                                                          neighbourMasks());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        wallKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), pos_.get(), vel_.get(), rhoP_.get(),
+                                                       tmpVel_.get());
         ATRIUM_CUDA_CHECK(cudaGetLastError());
     }
 
@@ -879,12 +945,13 @@ private:
     cudaStream_t stream_ = nullptr;
 
     // Particle slots (structure of arrays, cell order after each build).
-    // After the scatter, tmpVel_ holds the walls' pressure direction (density -> force
-    // kernel) and tmpPos_ the accelerations (force -> motion kernel).
+    // After the scatter, tmpVel_ holds the walls' force (density -> force kernel) and
+    // tmpPos_ the accelerations (force -> motion kernel).
     DeviceBuffer<float4> pos_, vel_, tmpPos_, tmpVel_;
     DeviceBuffer<float2> rhoP_;                        // density, pressure
     DeviceBuffer<std::uint32_t> key_, rank_;
     DeviceBuffer<std::uint8_t> removed_;
+    DeviceBuffer<std::uint64_t> maskBits_; // cuda::NeighbourMasks, kCandidateRows per slot
 
     // Grid: per-cell counters (cellCount + 2, the last two zero-padded for the sentinel
     // key and the total), their exclusive scan, Z-order ranks, scan scratch.
@@ -913,6 +980,9 @@ private:
     DeviceBuffer<BoundaryPlane> planes_;
     DeviceBuffer<Outlet> outlets_;
     DeviceBuffer<std::uint32_t> indexBuffer_;
+    // Emitter candidates and their flags (markOccupied, a const query).
+    mutable DeviceBuffer<Vec3> candidates_;
+    mutable DeviceBuffer<std::uint8_t> candidateBlocked_;
     DeviceBuffer<unsigned char> wallBlock_;
     PinnedBuffer<unsigned char> wallStaging_[2];
     cudaEvent_t wallUploaded_[2] = {nullptr, nullptr};

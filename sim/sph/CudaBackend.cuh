@@ -32,6 +32,7 @@ constexpr int kBlockSize = 256;
 /// cellCount (one past the last cell) and are dropped by the grid build.
 struct DeviceGrid {
     Vec3 origin;
+    float cellSize = 1.f;
     float invCell = 1.f;
     int nx = 1, ny = 1, nz = 1;
     int zOrder = 0;
@@ -104,33 +105,82 @@ ATRIUM_HD std::uint32_t cellKeyOf(const DeviceGrid& g, const std::uint32_t* zRan
     return g.zOrder ? zRank[lin] : lin;
 }
 
-/// Calls f(j) for every particle j in the 27 cells around p (j may be the particle
-/// itself), in the CPU's order: z, then y, then the row of up to 3 cells that is one
-/// contiguous range of cellStart in linear order (one lookup per cell in Z order).
+/// One row of candidate cells along x: its particles as up to 3 ranges of cell order
+/// (one in linear order, where a row of cells is contiguous; one per cell in Z order).
+struct CandidateRow {
+    std::uint32_t begin[3] = {0u, 0u, 0u};
+    std::uint32_t end[3] = {0u, 0u, 0u};
+
+    /// Calls f(j) for the row's particles in order.
+    template <class F>
+    ATRIUM_HD void forEach(F&& f) const {
+        for (int c = 0; c < 3; ++c)
+            for (std::uint32_t j = begin[c]; j < end[c]; ++j) f(j);
+    }
+    /// The k-th particle of the row (k < the row's size).
+    ATRIUM_HD std::uint32_t at(std::uint32_t k) const {
+        const std::uint32_t n0 = end[0] - begin[0];
+        if (k < n0) return begin[0] + k;
+        k -= n0;
+        const std::uint32_t n1 = end[1] - begin[1];
+        return k < n1 ? begin[1] + k : begin[2] + (k - n1);
+    }
+};
+
+/// The rows of candidates around a particle: dy, dz in -1..1, row = 3 (dz + 1) + dy + 1.
+constexpr int kCandidateRows = 9;
+
+/// Calls f(row, candidates) for the 9 rows of cells around p, in the CPU's order (z, then
+/// y; CpuBackend::forEachCandidateRange, the same rule): a row whose y-z gap to p is h
+/// or more (a corner row), or that lies outside the grid, is empty, and a row's end cell
+/// whose gap in x, y and z together is h or more is trimmed: neither holds a particle
+/// within h.
 template <class F>
-ATRIUM_HD void forEachCandidate(const DeviceGrid& g, const std::uint32_t* __restrict__ cellStart,
-                                const std::uint32_t* __restrict__ zRank, Vec3 p, F&& f) {
+ATRIUM_HD void forEachCandidateRow(const DeviceGrid& g, const std::uint32_t* __restrict__ cellStart,
+                                   const std::uint32_t* __restrict__ zRank, Vec3 p, F&& f) {
     const int cx = cellCoord(p.x, g.origin.x, g.invCell, g.nx);
     const int cy = cellCoord(p.y, g.origin.y, g.invCell, g.ny);
     const int cz = cellCoord(p.z, g.origin.z, g.invCell, g.nz);
     const int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < g.nx ? cx + 1 : g.nx - 1;
-    const int y0 = cy > 0 ? cy - 1 : 0, y1 = cy + 1 < g.ny ? cy + 1 : g.ny - 1;
-    const int z0 = cz > 0 ? cz - 1 : 0, z1 = cz + 1 < g.nz ? cz + 1 : g.nz - 1;
-    for (int z = z0; z <= z1; ++z) {
-        for (int y = y0; y <= y1; ++y) {
-            if (!g.zOrder) {
-                const std::uint32_t begin = cellStart[linearCell(g, x0, y, z)];
-                const std::uint32_t end = cellStart[linearCell(g, x1, y, z) + 1];
-                for (std::uint32_t j = begin; j < end; ++j) f(j);
-            } else {
-                for (int x = x0; x <= x1; ++x) {
-                    const std::uint32_t key = zRank[linearCell(g, x, y, z)];
-                    const std::uint32_t end = cellStart[key + 1];
-                    for (std::uint32_t j = cellStart[key]; j < end; ++j) f(j);
+    const float h = g.cellSize, h2 = h * h;
+    const float fx = p.x - (g.origin.x + float(cx) * h);
+    const float fy = p.y - (g.origin.y + float(cy) * h);
+    const float fz = p.z - (g.origin.z + float(cz) * h);
+    const float lowX2 = fx * fx, highX2 = (h - fx) * (h - fx);
+    for (int dz = -1; dz <= 1; ++dz) {
+        const int z = cz + dz;
+        const float gz = dz < 0 ? fz : (dz > 0 ? h - fz : 0.f);
+        for (int dy = -1; dy <= 1; ++dy) {
+            const int y = cy + dy;
+            const float gy = dy < 0 ? fy : (dy > 0 ? h - fy : 0.f);
+            const float g2 = gy * gy + gz * gz;
+            CandidateRow row;
+            if (z >= 0 && z < g.nz && y >= 0 && y < g.ny && g2 < h2) {
+                const int first = x0 < cx && lowX2 + g2 >= h2 ? cx : x0;
+                const int last = x1 > cx && highX2 + g2 >= h2 ? cx : x1;
+                if (!g.zOrder) {
+                    row.begin[0] = cellStart[linearCell(g, first, y, z)];
+                    row.end[0] = cellStart[linearCell(g, last, y, z) + 1];
+                } else {
+                    for (int x = first; x <= last; ++x) {
+                        const std::uint32_t key = zRank[linearCell(g, x, y, z)];
+                        row.begin[x - first] = cellStart[key];
+                        row.end[x - first] = cellStart[key + 1];
+                    }
                 }
             }
+            f(3 * (dz + 1) + dy + 1, row);
         }
     }
+}
+
+/// The index of the lowest set bit of a non-zero mask.
+ATRIUM_HD int lowestBit(std::uint64_t mask) {
+#ifdef __CUDA_ARCH__
+    return __ffsll(static_cast<long long>(mask)) - 1;
+#else
+    return __builtin_ctzll(mask);
+#endif
 }
 
 // --- physics (mirrors CpuBackend::equationOfState / densityPass / forcePass) ------------
@@ -147,48 +197,103 @@ ATRIUM_HD WallNeighbourhood wallsNear(const DeviceStep& s, Vec3 p) {
                              int(s.planeCount), s.hasWall ? &s.wall : nullptr);
 }
 
-/// Density (poly6 sum over all candidates, self included, plus the walls' missing
-/// kernel mass at rest density) and pressure of particle i.
-ATRIUM_HD float2 densityAt(const DeviceStep& s, const std::uint32_t* __restrict__ cellStart,
-                           const std::uint32_t* __restrict__ zRank, const float4* __restrict__ pos,
-                           std::uint32_t i) {
+/// The neighbour masks handed from the density pass to the force pass: per row of
+/// candidates (kCandidateRows, row-major: bits[row * stride + i]), bit k set when the
+/// row's k-th candidate is a neighbour of i (j != i, within h). A row of more than 64
+/// candidates sets bit `row` of overflow[i] instead, and the force pass scans that row.
+/// With the masks, the force pass visits only neighbours: scanning all candidates
+/// there left most lanes of a warp idle while a few computed a pair.
+struct NeighbourMasks {
+    std::uint64_t* bits;
+    std::uint32_t* overflow;
+    std::uint32_t stride;
+};
+
+/// The fluid's share of particle i's density: the poly6 sum over all candidates, self
+/// included, times the mass; writes i's neighbour masks.
+ATRIUM_HD float fluidDensityAt(const DeviceStep& s, const std::uint32_t* __restrict__ cellStart,
+                               const std::uint32_t* __restrict__ zRank, const float4* __restrict__ pos,
+                               std::uint32_t i, NeighbourMasks masks) {
     const SphKernels& k = s.kernels;
     const Vec3 pi = xyz(pos[i]);
     float sum = 0.f;
-    forEachCandidate(s.grid, cellStart, zRank, pi,
-                     [&](std::uint32_t j) { sum += k.poly6W(lengthSquared(pi - xyz(pos[j]))); });
-    const float rho = s.mass * sum + s.restDensity * wallsNear(s, pi).densityFraction();
-    return make_float2(rho, equationOfState(s, rho));
+    std::uint32_t overflow = 0;
+    forEachCandidateRow(s.grid, cellStart, zRank, pi, [&](int row, const CandidateRow& candidates) {
+        std::uint64_t bits = 0;
+        std::uint32_t n = 0;
+        candidates.forEach([&](std::uint32_t j) {
+            const float r2 = lengthSquared(pi - xyz(pos[j]));
+            sum += k.poly6W(r2);
+            if (r2 < k.h2 && j != i) {
+                if (n < 64)
+                    bits |= std::uint64_t(1) << n;
+                else
+                    overflow |= 1u << row;
+            }
+            ++n;
+        });
+        masks.bits[std::size_t(row) * masks.stride + i] = bits;
+    });
+    masks.overflow[i] = overflow;
+    return s.mass * sum;
 }
 
-/// Pressure (symmetric, (p_i + p_j) as on the CPU), viscosity and wall
-/// accelerations plus gravity of particle i; `pairs` counts the neighbours j != i
-/// within h.
+/// Density (the fluid's share plus the walls' missing kernel mass at rest density) and
+/// pressure of a particle at p moving at v; `wall` gets the walls' force on it
+/// (WallKernelIntegrals.h's wallForce, per unit volume), which depends only on what is
+/// known here, so the force pass reads it instead of finding the walls again
+/// (CpuBackend keeps its WallNeighbourhood for the same reason).
+ATRIUM_HD float2 densityWithWalls(const DeviceStep& s, Vec3 p, Vec3 v, float fluidDensity, Vec3& wall) {
+    const WallNeighbourhood walls = wallsNear(s, p);
+    const float rho = fluidDensity + s.restDensity * walls.densityFraction();
+    const float pressure = equationOfState(s, rho);
+    wall = wallForce(walls, pressure, rho, v, s);
+    return make_float2(rho, pressure);
+}
+
+/// Pressure (symmetric, (p_i + p_j) as on the CPU), viscosity and wall (from the
+/// density pass) accelerations plus gravity of particle i, over the neighbours that
+/// the density pass found (NeighbourMasks); `pairs` counts them.
 ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restrict__ cellStart,
                               const std::uint32_t* __restrict__ zRank, const float4* __restrict__ pos,
                               const float4* __restrict__ vel, const float2* __restrict__ rhoP,
-                              std::uint32_t i, std::uint32_t& pairs) {
+                              const float4* __restrict__ wall, const NeighbourMasks masks, std::uint32_t i,
+                              std::uint32_t& pairs) {
     const SphKernels& k = s.kernels;
     const Vec3 pi = xyz(pos[i]), vi = xyz(vel[i]);
     const float2 rpI = rhoP[i];
     const float rhoI = rpI.x, pI = rpI.y;
     Vec3 a, av; // av: artificial viscosity, already an acceleration
-    forEachCandidate(s.grid, cellStart, zRank, pi, [&](std::uint32_t j) {
-        const Vec3 rij = pi - xyz(pos[j]);
-        const float r2 = lengthSquared(rij);
-        if (r2 >= k.h2 || j == i) return;
+    const auto pair = [&](std::uint32_t j, Vec3 rij, float r2) {
         ++pairs;
         const float dist = sqrtf(r2);
         const float2 rpJ = rhoP[j];
         const float rhoJ = rpJ.x;
         const float massOverRhoJ = s.mass / rhoJ;
+        const Vec3 vj = xyz(vel[j]);
         a -= k.spikyGradient(rij, dist) * (s.pressureGradientScale * massOverRhoJ * (pI + rpJ.y));
-        a += (xyz(vel[j]) - vi) * (s.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
-        const float vDotX = dot(vi - xyz(vel[j]), rij);
+        a += (vj - vi) * (s.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
+        const float vDotX = dot(vi - vj, rij);
         av -= k.spikyGradient(rij, dist) *
               k.artificialViscosity(vDotX, r2, s.artificialViscosity, s.soundSpeed, rhoI + rhoJ, s.mass);
+    };
+    const std::uint32_t overflow = masks.overflow[i];
+    forEachCandidateRow(s.grid, cellStart, zRank, pi, [&](int row, const CandidateRow& candidates) {
+        if (overflow & (1u << row)) {
+            candidates.forEach([&](std::uint32_t j) {
+                const Vec3 rij = pi - xyz(pos[j]);
+                const float r2 = lengthSquared(rij);
+                if (r2 < k.h2 && j != i) pair(j, rij, r2);
+            });
+            return;
+        }
+        for (std::uint64_t bits = masks.bits[std::size_t(row) * masks.stride + i]; bits != 0; bits &= bits - 1) {
+            const std::uint32_t j = candidates.at(std::uint32_t(lowestBit(bits)));
+            const Vec3 rij = pi - xyz(pos[j]);
+            pair(j, rij, lengthSquared(rij));
+        }
     });
-    a += wallForce(wallsNear(s, pi), pI, rhoI, vi, s);
+    a += xyz(wall[i]);
     return a / rhoI + av + s.gravity;
 }
 

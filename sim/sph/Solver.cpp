@@ -310,25 +310,9 @@ void Solver::dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& veloc
                           std::vector<std::size_t>& source) const {
     // An emitter adds blood only where there is room: a new particle closer than 3/4
     // of a spacing to an existing one would be compressed to ~2.4x rho0 (Tait: p_max)
-    // and blow the fluid apart. Layers are due every spacing / speed seconds, so the
-    // read-back of positions stays rare.
-    if (backend_->size() == 0) return;
-    const float r = 0.75f * scene_.parameters.particleSpacing;
-    Aabb box{positions.front(), positions.front()};
-    for (const Vec3& x : positions) {
-        box.lo = componentMin(box.lo, x);
-        box.hi = componentMax(box.hi, x);
-    }
-    box.lo -= Vec3{r, r, r};
-    box.hi += Vec3{r, r, r};
-    HostParticles h;
-    backend_->download(FieldPosition, h);
-    std::vector<char> blocked(positions.size(), 0);
-    for (const Vec3& q : h.position) {
-        if (!box.contains(q)) continue;
-        for (std::size_t c = 0; c < positions.size(); ++c)
-            if (lengthSquared(positions[c] - q) < r * r) blocked[c] = 1;
-    }
+    // and blow the fluid apart.
+    std::vector<std::uint8_t> blocked(positions.size(), 0);
+    backend_->markOccupied(positions, 0.75f * scene_.parameters.particleSpacing, blocked);
     std::size_t kept = 0;
     for (std::size_t c = 0; c < positions.size(); ++c) {
         if (blocked[c]) continue;
