@@ -10,10 +10,34 @@ ColorLegend::ColorLegend(QWidget* parent) : QWidget(parent) {
     resize(sizeHint());
 }
 
-void ColorLegend::setMap(ColorQuantity quantity, ColorRange range) {
+void ColorLegend::setMap(ColorQuantity quantity, ColorRange range, bool fixed) {
     quantity_ = quantity;
     range_ = range;
+    fixed_ = fixed;
+    // Wide enough for the title and the longest tick, whatever the quantity.
+    const QFontMetrics fm(labelFont());
+    int ticks = 0;
+    for (const float v : {range_.min, range_.max, 0.5f * (range_.min + range_.max)})
+        ticks = std::max(ticks, fm.horizontalAdvance(tickText(v)));
+    const int w = std::max(fm.horizontalAdvance(title()) + 20, 12 + 18 + 10 + ticks + 12);
+    if (w != width()) resize(w, height());
     update();
+}
+
+QFont ColorLegend::labelFont() const {
+    QFont f = font();
+    f.setPointSizeF(8.5);
+    return f;
+}
+
+QString ColorLegend::title() const {
+    return QString::fromStdString(quantityLabel(quantity_)) + (fixed_ ? ", fixed" : "");
+}
+
+QString ColorLegend::tickText(float v) const {
+    const int decimals = tickDecimals(range_);
+    const QString t = QString::number(double(v), 'f', decimals);
+    return isDiverging(quantity_) && v > 0.f ? "+" + t : t;
 }
 
 void ColorLegend::paintEvent(QPaintEvent*) {
@@ -30,18 +54,15 @@ void ColorLegend::paintEvent(QPaintEvent*) {
         p.fillRect(QRect(bar.left(), bar.top() + y, bar.width(), 1), QColor(c[0], c[1], c[2]));
     }
     p.setPen(QColor(232, 232, 232));
-    QFont f = font();
-    f.setPointSizeF(8.5);
-    p.setFont(f);
-    p.drawText(QRect(8, 4, width() - 12, 20), Qt::AlignLeft | Qt::AlignVCenter,
-               QString::fromStdString(quantityLabel(quantity_)));
+    p.setFont(labelFont());
+    p.drawText(QRect(8, 4, width() - 12, 20), Qt::AlignLeft | Qt::AlignVCenter, title());
     for (int k = 0; k <= 4; ++k) {
         const float t = float(k) / 4.f;
         const int y = bar.bottom() - int(t * float(bar.height() - 1));
         const float v = range_.min + t * (range_.max - range_.min);
         p.drawLine(bar.right() + 2, y, bar.right() + 6, y);
         p.drawText(QRect(bar.right() + 10, y - 8, width() - bar.right() - 14, 16), Qt::AlignLeft | Qt::AlignVCenter,
-                   QString::number(double(v), 'g', 3));
+                   tickText(v));
     }
 }
 

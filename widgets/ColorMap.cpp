@@ -40,8 +40,8 @@ std::string quantityLabel(ColorQuantity q) {
     switch (q) {
     case ColorQuantity::Blood: return "blood";
     case ColorQuantity::Speed: return "speed (m/s)";
-    case ColorQuantity::DensityError: return "density error (rho/rho0 - 1)";
-    case ColorQuantity::Pressure: return "pressure (Pa)";
+    case ColorQuantity::DensityError: return "density error (%)";
+    case ColorQuantity::Pressure: return "pressure (mmHg)";
     }
     return {};
 }
@@ -66,8 +66,15 @@ ColorRange robustRange(ColorQuantity q, std::span<const float> values) {
         std::nth_element(v.begin(), v.begin() + std::ptrdiff_t(k), v.end());
         p98 = v[k];
     }
-    p98 = std::max(p98, isDiverging(q) ? (q == ColorQuantity::Pressure ? 1.f : 1e-4f) : 1e-3f);
+    p98 = std::max(p98, 1e-2f);
     return isDiverging(q) ? ColorRange{-p98, p98} : ColorRange{0.f, p98};
+}
+
+int tickDecimals(ColorRange range) {
+    const double span = std::fabs(double(range.max) - double(range.min));
+    if (!(span > 0.0) || !std::isfinite(span)) return 1;
+    // Five ticks a quarter of the span apart: enough decimals to tell them apart.
+    return std::clamp(int(std::ceil(-std::log10(span / 4.0))) + 1, 0, 4);
 }
 
 ColorRange smoothRange(ColorRange current, ColorRange target, double dtSeconds) {

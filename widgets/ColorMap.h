@@ -17,7 +17,8 @@ struct ColorRange {
     float min = 0.f, max = 1.f;
 };
 
-/// Display name with unit, e.g. "speed (m/s)".
+/// Display name with unit, e.g. "speed (m/s)". The values are in those units: speed in
+/// m/s, density error (rho/rho0 - 1) in %, pressure in mmHg (as clinicians read it).
 std::string quantityLabel(ColorQuantity q);
 /// True for quantities shown on the diverging, zero-centred map.
 bool isDiverging(ColorQuantity q);
@@ -26,8 +27,12 @@ bool isDiverging(ColorQuantity q);
 std::array<std::uint8_t, 3> colorFor(ColorQuantity q, ColorRange range, float value);
 
 /// A range that holds all but the most extreme 2 % of `values`: [0, p98] for speed,
-/// symmetric [-p98(|v|), p98(|v|)] for diverging quantities. Never empty.
+/// symmetric [-p98(|v|), p98(|v|)] for diverging quantities. Never narrower than
+/// 0.01 (units above) on either side of its zero.
 ColorRange robustRange(ColorQuantity q, std::span<const float> values);
+
+/// Decimals for the legend's ticks over `range` (fixed notation, never 1e+03).
+int tickDecimals(ColorRange range);
 
 /// Eases `current` towards `target` (exponential smoothing, time constant 0.5 s) so the
 /// legend does not flicker from snapshot to snapshot.

@@ -2,50 +2,94 @@
 
 #include <QAction>
 #include <QHBoxLayout>
+#include <QIcon>
+#include <QMenu>
 #include <QPainter>
 #include <QToolButton>
+
 #include <cmath>
 
 namespace atrium::widgets {
 
-ControlBar::ControlBar(QWidget* parent) : QWidget(parent), layout_(new QHBoxLayout(this)) {
+ControlBar::ControlBar(QWidget* parent)
+    : QWidget(parent), layout_(new QHBoxLayout(this)), more_(new QToolButton(this)), moreMenu_(new QMenu(this)) {
     setObjectName("controlBar");
     layout_->setContentsMargins(10, 6, 10, 6 + kHandleHeight);
-    layout_->setSpacing(6);
+    layout_->setSpacing(4);
     layout_->addStretch(1);
+    more_->setObjectName("controlBarOverflow");
+    more_->setIcon(QIcon(":/atrium/icons/more.svg"));
+    more_->setIconSize(QSize(24, 24));
+    more_->setToolTip("More: what does not fit the bar");
+    more_->setPopupMode(QToolButton::InstantPopup);
+    more_->setMenu(moreMenu_);
+    more_->setFocusPolicy(Qt::NoFocus);
+    layout_->addWidget(more_);
     setStyleSheet("QToolButton { color: #f0f0f0; background: rgba(255,255,255,28); border: 1px solid rgba(255,255,255,40);"
-                  " border-radius: 6px; min-width: 56px; min-height: 44px; padding: 2px 8px; font-size: 12px; }"
+                  " border-radius: 6px; min-width: 40px; min-height: 40px; padding: 1px; font-size: 12px; }"
                   "QToolButton:checked { background: rgba(200,60,60,150); }"
                   "QToolButton:hover { background: rgba(255,255,255,60); }"
-                  "QLabel { color: #f0f0f0; } QSlider { min-width: 110px; min-height: 32px; }");
+                  "QToolButton::menu-indicator { image: none; }"
+                  "QComboBox { color: #f0f0f0; background: rgba(255,255,255,28); border: 1px solid rgba(255,255,255,40);"
+                  " border-radius: 6px; padding: 2px 8px; min-height: 36px; }"
+                  "QComboBox QAbstractItemView { color: #f0f0f0; background: #1c1f26; selection-background-color: #8c2a2e; }"
+                  "QLabel { color: #f0f0f0; } QSlider { min-height: 32px; }");
     animation_.setInterval(16);
     connect(&animation_, &QTimer::timeout, this, [this] { advance(std::max(clock_.restart(), qint64(1)) / 1000.0); });
     autoClose_.setSingleShot(true);
     autoClose_.setInterval(1500);
     connect(&autoClose_, &QTimer::timeout, this, [this] { setOpen(false); });
+    // The overflow menu open keeps the bar open.
+    connect(moreMenu_, &QMenu::aboutToShow, this, [this] { setOpen(true); });
+    connect(moreMenu_, &QMenu::aboutToHide, this, [this] { autoClose_.start(); });
     fitToParent();
     offset_ = -(height() - kHandleHeight);
-    move(0, int(offset_));
+    place();
 }
 
 void ControlBar::addAction(QAction* action) {
     auto* button = new QToolButton(this);
     button->setDefaultAction(action);
-    button->setToolButtonStyle(Qt::ToolButtonTextOnly);
+    button->setToolButtonStyle(action->icon().isNull() ? Qt::ToolButtonTextOnly : Qt::ToolButtonIconOnly);
+    button->setIconSize(QSize(24, 24));
     button->setFocusPolicy(Qt::NoFocus);
-    layout_->insertWidget(layout_->count() - 1, button);
+    layout_->insertWidget(layout_->count() - 2, button);
+    items_.push_back({button, action});
     fitToParent();
 }
 
-void ControlBar::addWidget(QWidget* widget) {
+void ControlBar::addWidget(QWidget* widget, QAction* overflow) {
     if (!widget) {
-        layout_->insertSpacing(layout_->count() - 1, 14);
-        return;
+        widget = new QWidget(this);
+        widget->setFixedSize(kGap, 1);
+        widget->setAttribute(Qt::WA_TransparentForMouseEvents);
     }
     widget->setParent(this);
     widget->setFocusPolicy(Qt::NoFocus);
-    layout_->insertWidget(layout_->count() - 1, widget);
+    layout_->insertWidget(layout_->count() - 2, widget);
+    items_.push_back({widget, overflow});
     fitToParent();
+}
+
+void ControlBar::updateOverflow() {
+    const QMargins m = layout_->contentsMargins();
+    const int available = width() - m.left() - m.right();
+    const int spacing = layout_->spacing();
+    const auto widthOf = [](const QWidget* w) { return std::max(w->sizeHint().width(), w->minimumSizeHint().width()); };
+    int total = 0;
+    for (const Item& item : items_) total += widthOf(item.widget) + spacing;
+    const bool overflowing = total > available;
+    const int budget = available - (overflowing ? widthOf(more_) + spacing : 0);
+    moreMenu_->clear();
+    int used = 0;
+    bool full = false;
+    for (const Item& item : items_) {
+        used += widthOf(item.widget) + spacing;
+        full = full || used > budget; // the order stays: all after the first that does not fit go
+        item.widget->setVisible(!full);
+        if (full && item.overflow) moreMenu_->addAction(item.overflow);
+    }
+    more_->setVisible(overflowing);
 }
 
 void ControlBar::setOpen(bool open) {
@@ -64,11 +108,16 @@ double ControlBar::openFraction() const {
 void ControlBar::fitToParent() {
     if (!parentWidget()) return;
     const int h = layout_->sizeHint().height();
-    const bool wasOpen = openFraction() > 0.5;
     resize(parentWidget()->width(), h);
-    if (!animation_.isActive()) offset_ = open_ || wasOpen ? (open_ ? 0.0 : -(h - kHandleHeight)) : -(h - kHandleHeight);
-    move(0, int(std::lround(offset_)));
+    updateOverflow();
+    if (!animation_.isActive()) offset_ = open_ ? 0.0 : -(h - kHandleHeight);
+    place();
     raise();
+}
+
+void ControlBar::place() {
+    move(0, int(std::lround(offset_)));
+    Q_EMIT coverageChanged(y() + height());
 }
 
 void ControlBar::pointerAt(int y) {
@@ -82,7 +131,7 @@ void ControlBar::advance(double dt) {
         offset_ = target;
         animation_.stop();
     }
-    move(0, int(std::lround(offset_)));
+    place();
 }
 
 void ControlBar::paintEvent(QPaintEvent*) {
@@ -100,7 +149,9 @@ void ControlBar::paintEvent(QPaintEvent*) {
 
 void ControlBar::enterEvent(QEnterEvent*) { setOpen(true); }
 
-void ControlBar::leaveEvent(QEvent*) { autoClose_.start(); }
+void ControlBar::leaveEvent(QEvent*) {
+    if (!moreMenu_->isVisible()) autoClose_.start();
+}
 
 void ControlBar::mousePressEvent(QMouseEvent*) { setOpen(!open_); }
 

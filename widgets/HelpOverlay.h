@@ -1,8 +1,13 @@
 #pragma once
-// F1: a translucent sheet over the view listing the keys and mouse actions of each
-// navigation mode and the window's shortcuts. Any key or click closes it.
+// F1: a translucent sheet over the view listing the mouse and keys of each navigation
+// mode, and every shortcut of the window, read from the menus' actions when it opens
+// (so that the list cannot drift from what the keys do). Any key or click closes it
+// and hands the keys back to the view.
 
 #include <QWidget>
+
+class QLabel;
+class QMenuBar;
 
 namespace atrium::widgets {
 
@@ -10,14 +15,20 @@ class HelpOverlay : public QWidget {
     Q_OBJECT
 public:
     explicit HelpOverlay(QWidget* parent);
-    /// The help text as shown (HTML), also used by the Help menu's tooltip.
-    static QString helpHtml();
+    /// Shows the sheet over the whole parent with the shortcuts of `menus`.
+    void showShortcuts(const QMenuBar* menus);
+    /// The sheet's text (HTML): navigation, then each menu's actions with their keys.
+    static QString helpHtml(const QMenuBar* menus);
 
 protected:
     void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void keyPressEvent(QKeyEvent*) override;
+    void hideEvent(QHideEvent*) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    QLabel* text_;
 };
 
 } // namespace atrium::widgets

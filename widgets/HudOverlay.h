@@ -1,6 +1,8 @@
 #pragma once
-// The heads-up display in the view's top-left corner: render fps, simulation steps/s,
-// particle count, backend, heart phase and rate, and what the simulation is doing.
+// The heads-up display in the view's top-left corner: render fps; whether the blood is
+// simulated live (and how fast against real time) or a baked beat played at the true
+// rate; the particle count with the blood let in and taken out that makes it swing;
+// heart rate and phase; and what the simulation is doing.
 
 #include <QLabel>
 

@@ -15,6 +15,9 @@
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDateTime>
+#include <QDialogButtonBox>
+#include <QDoubleSpinBox>
+#include <QFormLayout>
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QInputDialog>
@@ -24,6 +27,7 @@
 #include <QMouseEvent>
 #include <QProgressDialog>
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QSettings>
 #include <QSignalBlocker>
 #include <QSlider>
@@ -35,16 +39,6 @@
 
 namespace atrium::widgets {
 namespace {
-
-QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip,
-                    bool checkable = false) {
-    auto* a = new QAction(text, parent);
-    a->setShortcut(key);
-    a->setToolTip(key.isEmpty() ? tip : tip + " (" + key.toString(QKeySequence::NativeText) + ")");
-    a->setStatusTip(tip);
-    a->setCheckable(checkable);
-    return a;
-}
 
 } // namespace
 
@@ -77,7 +71,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
             [this](const std::shared_ptr<const LoadedHeart>& heart) { showLoadedHeart(*heart); });
     connect(loader_, &HeartLoader::cancelled, this, [this] {
         statusBar()->showMessage(heart_ ? "Loading cancelled: the previous heart goes on" : "Loading cancelled", 6000);
-        view_->setFocus();
+        returnFocusToView();
     });
     connect(loader_, &HeartLoader::failed, this, [this](const QString& error) {
         statusBar()->showMessage("Could not load the heart: " + error);
@@ -86,7 +80,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
             QMessageBox::warning(this, "Atrium",
                                  "Could not load the heart:\n" + error +
                                      (heart_ ? "\n\nThe previous heart goes on." : QString()));
-        view_->setFocus();
+        returnFocusToView();
     });
     connect(view_, &SceneView::mouseCaptureChanged, this, [this](bool captured) {
         statusBar()->showMessage(captured ? "Mouse steers the camera: Space releases it" : "Mouse released: Space takes it again",
@@ -116,214 +110,6 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::buildActions() {
-    playPause_ = makeAction(this, "Pause", Qt::Key_P, "Pause or resume the blood", true);
-    connect(playPause_, &QAction::toggled, this, [this](bool paused) {
-        playPause_->setText(paused ? "Play" : "Pause");
-        if (auto* r = view_->runner()) r->setPaused(paused);
-    });
-    step_ = makeAction(this, "Step", Qt::Key_N, "Advance the paused blood by one time step");
-    connect(step_, &QAction::triggered, this, [this] {
-        playPause_->setChecked(true);
-        if (auto* r = view_->runner()) r->stepOnce();
-    });
-    reset_ = makeAction(this, "Reset", Qt::Key_R, "Start the blood again from a filled, still heart");
-    connect(reset_, &QAction::triggered, this, [this] { restartSimulation(choices_); });
-    home_ = makeAction(this, "Home", Qt::Key_H, "Back to the front view of the whole heart");
-    home_->setObjectName("homeAction");
-    connect(home_, &QAction::triggered, view_, &SceneView::goHome);
-    clip_ = makeAction(this, "Cut open", Qt::Key_C, "Cut away the half of the wall nearer to you", true);
-    connect(clip_, &QAction::toggled, this, [this](bool on) { view_->setClipping(on); });
-    wireframe_ = makeAction(this, "Wireframe", Qt::Key_X, "Draw the wall's triangles as lines", true);
-    connect(wireframe_, &QAction::toggled, view_, &SceneView::setWireframe);
-    showBlood_ = makeAction(this, "Blood", Qt::Key_B, "Show or hide the blood", true);
-    showBlood_->setChecked(true);
-    connect(showBlood_, &QAction::toggled, view_, &SceneView::setBloodVisible);
-    showHud_ = makeAction(this, "Statistics", Qt::Key_F2, "Show or hide the frame rate and simulation figures", true);
-    showHud_->setChecked(true);
-    connect(showHud_, &QAction::toggled, view_, &SceneView::setHudVisible);
-    helpAction_ = makeAction(this, "Keys and mouse", Qt::Key_F1, "Show the keys and mouse actions");
-    connect(helpAction_, &QAction::triggered, this, [this] {
-        help_->setGeometry(view_->rect());
-        help_->setVisible(!help_->isVisible());
-        if (help_->isVisible()) {
-            help_->raise();
-            help_->setFocus();
-        }
-    });
-    screenshot_ = makeAction(this, "Screenshot...", QKeySequence::Save, "Save the view as a PNG image of any size");
-    connect(screenshot_, &QAction::triggered, this, &MainWindow::saveScreenshot);
-    record_ = makeAction(this, "Record video", QKeySequence(Qt::CTRL | Qt::Key_R),
-                         "Record the view to an MP4 video; again to stop and save", true);
-    connect(record_, &QAction::toggled, this, &MainWindow::toggleRecording);
-    solverPanel_ = makeAction(this, "Parameters...", QKeySequence(Qt::CTRL | Qt::Key_P),
-                              "Particle budget, heart rate, viscosity, speed of sound");
-    connect(solverPanel_, &QAction::triggered, this, &MainWindow::openSolverPanel);
-    loadVolumes_ = makeAction(this, "Volume series...", QKeySequence(Qt::CTRL | Qt::Key_O),
-                              "Load a 4D scan: a folder of volumes (.vti, .nrrd, .mha) or DICOM series, one per phase");
-    connect(loadVolumes_, &QAction::triggered, this, [this] { chooseSeries(true); });
-    loadMeshes_ = makeAction(this, "Mesh series...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
-                             "Load a folder of surface meshes (.vtk, .vtp, .stl, .obj, .ply), one per phase");
-    connect(loadMeshes_, &QAction::triggered, this, [this] { chooseSeries(false); });
-    quit_ = makeAction(this, "Quit", QKeySequence::Quit, "Close Atrium");
-    connect(quit_, &QAction::triggered, this, &QWidget::close);
-
-    modes_ = new QActionGroup(this);
-    const std::pair<const char*, narrative::CameraMode> modes[] = {
-        {"Orbit", narrative::CameraMode::Orbit}, {"uSim flight", narrative::CameraMode::Usim},
-        {"First person", narrative::CameraMode::FirstPerson}};
-    const Qt::Key modeKeys[] = {Qt::Key_O, Qt::Key_U, Qt::Key_G};
-    const char* modeTips[] = {"Drag to rotate around the heart, wheel to zoom, middle drag to pan",
-                              "Fly: the mouse's distance from the centre sets the turn rate; buttons speed up and slow down",
-                              "Walk through the heart: mouse looks, W A S D Q E move"};
-    for (int k = 0; k < 3; ++k) {
-        QAction* a = makeAction(this, modes[k].first, modeKeys[k], modeTips[k], true);
-        a->setData(int(modes[k].second));
-        modes_->addAction(a);
-        connect(a, &QAction::triggered, this, [this, mode = modes[k].second] { view_->setNavigationMode(mode); });
-    }
-    modes_->actions().front()->setChecked(true);
-
-    colors_ = new QActionGroup(this);
-    const std::pair<const char*, ColorQuantity> colors[] = {{"Blood red", ColorQuantity::Blood},
-                                                            {"Speed", ColorQuantity::Speed},
-                                                            {"Density error", ColorQuantity::DensityError},
-                                                            {"Pressure", ColorQuantity::Pressure}};
-    const Qt::Key colorKeys[] = {Qt::Key_1, Qt::Key_2, Qt::Key_3, Qt::Key_4};
-    for (int k = 0; k < 4; ++k) {
-        QAction* a = makeAction(this, colors[k].first, colorKeys[k], QString("Colour the blood: ") + colors[k].first, true);
-        a->setData(int(colors[k].second));
-        colors_->addAction(a);
-        connect(a, &QAction::triggered, this, [this, q = colors[k].second] { view_->setColorQuantity(q); });
-    }
-    colors_->actions().front()->setChecked(true);
-
-    fluids_ = new QActionGroup(this);
-    const std::pair<const char*, FluidMode> fluids[] = {{"Spheres", FluidMode::Spheres}, {"Surface", FluidMode::Surface}};
-    const Qt::Key fluidKeys[] = {Qt::Key_F5, Qt::Key_F6};
-    const char* fluidTips[] = {"Draw the blood as one sphere per particle, coloured as chosen",
-                               "Draw the blood as a smooth, glossy liquid surface (always blood red)"};
-    for (int k = 0; k < 2; ++k) {
-        QAction* a = makeAction(this, fluids[k].first, fluidKeys[k], fluidTips[k], true);
-        a->setData(int(fluids[k].second));
-        fluids_->addAction(a);
-        connect(a, &QAction::triggered, this, [this, m = fluids[k].second] { view_->setFluidMode(m); });
-    }
-    fluids_->actions().front()->setChecked(true);
-
-    for (const std::string& name : heart::HeartPhantom::presetNames()) {
-        QAction* a = makeAction(this, QString::fromStdString(name), {}, QString("Load the synthetic %1 heart").arg(name.c_str()),
-                                true);
-        connect(a, &QAction::triggered, this, [this, name] { loadHeart(heart::HeartSource::fromPreset(name)); });
-        presets_.emplace_back(a, QString::fromStdString(name));
-    }
-    // Shortcuts work wherever the focus is in the window, the 3D view included.
-    for (QAction* a : findChildren<QAction*>()) addAction(a);
-}
-
-void MainWindow::buildMenus() {
-    QMenu* file = menuBar()->addMenu("&File");
-    QMenu* phantoms = file->addMenu("Synthetic heart");
-    for (auto& [a, name] : presets_) phantoms->addAction(a);
-    file->addAction(loadVolumes_);
-    file->addAction(loadMeshes_);
-    file->addSeparator();
-    file->addAction(screenshot_);
-    file->addAction(record_);
-    file->addSeparator();
-    file->addAction(quit_);
-
-    QMenu* sim = menuBar()->addMenu("&Simulation");
-    sim->addAction(playPause_);
-    sim->addAction(step_);
-    sim->addAction(reset_);
-    sim->addSeparator();
-    sim->addAction(solverPanel_);
-    QMenu* backend = sim->addMenu("Backend");
-    auto* backends = new QActionGroup(this);
-    QAction* cpu = backend->addAction("CPU (oneTBB)");
-    QAction* cuda = backend->addAction("CUDA GPU");
-    for (QAction* a : {cpu, cuda}) {
-        a->setCheckable(true);
-        backends->addAction(a);
-    }
-    const bool haveCuda = sph::cudaBackendAvailable();
-    cuda->setEnabled(haveCuda);
-    cuda->setToolTip(haveCuda ? "Simulate on the GPU" : "No CUDA GPU on this machine");
-    (choices_.cuda && haveCuda ? cuda : cpu)->setChecked(true);
-    connect(cpu, &QAction::triggered, this, [this] { choices_.cuda = false; restartSimulation(choices_); });
-    connect(cuda, &QAction::triggered, this, [this] { choices_.cuda = true; restartSimulation(choices_); });
-
-    QMenu* view = menuBar()->addMenu("&View");
-    QMenu* nav = view->addMenu("Navigation");
-    nav->addActions(modes_->actions());
-    view->addAction(home_);
-    view->addSeparator();
-    QMenu* colour = view->addMenu("Colour the blood by");
-    colour->addActions(colors_->actions());
-    QMenu* fluid = view->addMenu("Fluid");
-    fluid->addActions(fluids_->actions());
-    view->addAction(showBlood_);
-    view->addAction(clip_);
-    view->addAction(wireframe_);
-    view->addAction(showHud_);
-
-    QMenu* helpMenu = menuBar()->addMenu("&Help");
-    helpMenu->addAction(helpAction_);
-    helpMenu->addAction("About Atrium", this, [this] {
-        QMessageBox::about(this, "About Atrium",
-                           "Atrium: a beating heart with blood simulated by SPH, for teaching.\n"
-                           "After Poyart 2016 (heart simulation and VSim navigation).");
-    });
-}
-
-void MainWindow::buildControlBar() {
-    for (QAction* a : {playPause_, step_, reset_}) bar_->addAction(a);
-    bar_->addWidget(nullptr);
-    for (QAction* a : modes_->actions()) bar_->addAction(a);
-    bar_->addAction(home_);
-    bar_->addWidget(nullptr);
-
-    auto* colour = new QComboBox;
-    colour->setObjectName("colorCombo");
-    colour->setToolTip("Colour the blood by (1-4)");
-    for (QAction* a : colors_->actions()) colour->addItem(a->text());
-    connect(colour, &QComboBox::activated, this, [this](int k) { colors_->actions()[k]->trigger(); });
-    connect(colors_, &QActionGroup::triggered, colour,
-            [this, colour](QAction* a) { colour->setCurrentIndex(int(colors_->actions().indexOf(a))); });
-    bar_->addWidget(colour);
-
-    // One toggle for the two fluid modes, kept in step with the menu's choice.
-    auto* surface = new QToolButton;
-    surface->setObjectName("fluidSurfaceButton");
-    surface->setText("Surface");
-    surface->setCheckable(true);
-    surface->setToolTip("Draw the blood as a smooth liquid surface instead of spheres (F6; F5: spheres)");
-    connect(surface, &QToolButton::toggled, this, [this](bool on) { fluids_->actions()[on ? 1 : 0]->trigger(); });
-    connect(fluids_, &QActionGroup::triggered, surface, [surface](QAction* a) {
-        const QSignalBlocker block(surface);
-        surface->setChecked(FluidMode(a->data().toInt()) == FluidMode::Surface);
-    });
-    bar_->addWidget(surface);
-    bar_->addAction(clip_);
-    bar_->addAction(wireframe_);
-
-    auto* opacityLabel = new QLabel("Wall");
-    bar_->addWidget(opacityLabel);
-    opacity_ = new QSlider(Qt::Horizontal);
-    opacity_->setObjectName("wallOpacity");
-    opacity_->setRange(0, 100);
-    opacity_->setValue(35);
-    opacity_->setToolTip("Opacity of the heart wall");
-    connect(opacity_, &QSlider::valueChanged, this, [this](int v) { view_->setWallOpacity(float(v) / 100.f); });
-    bar_->addWidget(opacity_);
-    bar_->addWidget(nullptr);
-    bar_->addAction(solverPanel_);
-    bar_->addAction(screenshot_);
-    bar_->addAction(record_);
-    bar_->addAction(helpAction_);
-}
-
 void MainWindow::loadHeart(const heart::HeartSource& source) {
     if (!loader_->start(source)) statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
 }
@@ -335,7 +121,9 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
     cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
     poolMl_ = loaded.report.bloodPoolVolumeMl.empty() ? heart::enclosedVolumeMl(heart_->phaseMesh(0))
                                                       : loaded.report.bloodPoolVolumeMl.front();
-    choices_.heartRateBpm = 60.0 / cycleSeconds_;
+    // The heart's own rate, unless the user chose another for this heart last time.
+    choices_.heartRateBpm = savedHeartRate_ && savedHeartRate_->first == sourceLabel(source_) ? savedHeartRate_->second
+                                                                                               : 60.0 / cycleSeconds_;
     setWindowTitle("Atrium - " + sourceLabel(source_));
     for (auto& [a, name] : presets_)
         a->setChecked(source_.kind == heart::HeartSource::Kind::Phantom && name.toStdString() == source_.phantomPreset);
@@ -364,15 +152,55 @@ void MainWindow::restartSimulation(const SimulationChoices& c) {
     rs.simulation.soundSpeed = c.soundSpeed;
     rs.simulation.backend = c.cuda && sph::cudaBackendAvailable() ? sph::BackendKind::Cuda : sph::BackendKind::Cpu;
     view_->setRunner(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
-    view_->setFocus(); // keys steer the view again after a dialog
+}
+
+void MainWindow::returnFocusToView() {
+    activateWindow();
+    view_->setFocus(Qt::OtherFocusReason);
 }
 
 void MainWindow::openSolverPanel() {
     SolverPanel panel(choices_, this);
     if (panel.exec() == QDialog::Accepted) restartSimulation(panel.choices());
+    returnFocusToView();
+}
+
+bool MainWindow::chooseColorRange() {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
+    const ColorQuantity q = view_->colorQuantity();
+    if (q == ColorQuantity::Blood) {
+        QMessageBox::information(this, "Colour range", "Choose a quantity to colour the blood by first (keys 2-4).");
+        return false;
+    }
+    QDialog dialog(this);
+    dialog.setWindowTitle("Colour range: " + QString::fromStdString(quantityLabel(q)));
+    auto* form = new QFormLayout(&dialog);
+    const ColorRange now = view_->colorRange();
+    const auto spin = [&](double value) {
+        auto* s = new QDoubleSpinBox(&dialog);
+        s->setRange(-1e6, 1e6);
+        s->setDecimals(std::max(tickDecimals(now), 1));
+        s->setValue(value);
+        return s;
+    };
+    QDoubleSpinBox *lo = spin(now.min), *hi = spin(now.max);
+    const QString unit = QString::fromStdString(quantityLabel(q)).section('(', 1).chopped(1);
+    form->addRow("From (" + unit + ")", lo);
+    form->addRow("To (" + unit + ")", hi);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, [&] {
+        if (hi->value() > lo->value()) dialog.accept();
+        else QMessageBox::warning(&dialog, "Colour range", "'To' must be above 'From'.");
+    });
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    form->addRow(buttons);
+    if (dialog.exec() != QDialog::Accepted) return false;
+    view_->setFixedColorRange(q, ColorRange{float(lo->value()), float(hi->value())});
+    return true;
 }
 
 void MainWindow::chooseSeries(bool volumes) {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
     const QString dir = QFileDialog::getExistingDirectory(
         this, volumes ? "Folder of volumes, one per phase (or of DICOM series folders)" : "Folder of meshes, one per phase");
     if (dir.isEmpty()) return;
@@ -397,6 +225,7 @@ void MainWindow::chooseSeries(bool volumes) {
 }
 
 void MainWindow::saveScreenshot() {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
     const QString path = QFileDialog::getSaveFileName(this, "Save the view", "atrium.png", "PNG images (*.png)");
     if (path.isEmpty()) return;
     bool ok = false;
@@ -415,6 +244,7 @@ void MainWindow::saveScreenshot() {
 }
 
 void MainWindow::toggleRecording(bool on) {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
     if (on) {
         const QString path = QFileDialog::getSaveFileName(this, "Record the view to", "atrium.mp4", "MP4 video (*.mp4)");
         try {
@@ -440,7 +270,10 @@ void MainWindow::toggleRecording(bool on) {
         watcher->deleteLater();
         if (guard) guard->close();
         const QString error = watcher->result();
-        if (!error.isEmpty()) QMessageBox::warning(this, "Record video", error);
+        if (!error.isEmpty()) {
+            QMessageBox::warning(this, "Record video", error);
+            returnFocusToView();
+        }
         else statusBar()->showMessage(QString("Video saved: %1 frames (%2 dropped while the encoder was busy)")
                                           .arg(qulonglong(recorder->framesEncoded()))
                                           .arg(qulonglong(recorder->framesDropped())), 8000);
@@ -481,6 +314,19 @@ void MainWindow::readSettings() {
     if (!options_.particleBudget)
         choices_.particleBudget = std::clamp(s.value("simulation/particleBudget", choices_.particleBudget).toInt(),
                                              SimulationChoices::kMinParticles, SimulationChoices::kMaxParticles);
+    // Stale or hand-edited values fall back to the defaults, never outside the ranges.
+    const auto number = [&s](const char* key, double fallback, double lo, double hi) {
+        bool ok = false;
+        const double v = s.value(key).toDouble(&ok);
+        return ok && v >= lo && v <= hi ? v : fallback;
+    };
+    choices_.viscosityMilliPaS = number("simulation/viscosityMilliPaS", choices_.viscosityMilliPaS,
+                                        SimulationChoices::kMinViscosity, SimulationChoices::kMaxViscosity);
+    choices_.soundSpeed = number("simulation/soundSpeed", choices_.soundSpeed, SimulationChoices::kMinSoundSpeed,
+                                 SimulationChoices::kMaxSoundSpeed);
+    if (s.contains("simulation/heartRateFor"))
+        savedHeartRate_ = std::pair{s.value("simulation/heartRateFor").toString(),
+                                    number("simulation/heartRateBpm", 75.0, SimulationChoices::kMinRate, SimulationChoices::kMaxRate)};
 }
 
 void MainWindow::writeSettings() const {
@@ -492,6 +338,12 @@ void MainWindow::writeSettings() const {
     s.setValue("view/fluid", int(view_->fluidMode()));
     s.setValue("view/wallOpacity", opacity_->value());
     s.setValue("simulation/particleBudget", choices_.particleBudget);
+    s.setValue("simulation/viscosityMilliPaS", choices_.viscosityMilliPaS);
+    s.setValue("simulation/soundSpeed", choices_.soundSpeed);
+    if (heart_) {
+        s.setValue("simulation/heartRateBpm", choices_.heartRateBpm);
+        s.setValue("simulation/heartRateFor", sourceLabel(source_));
+    }
     const char* kinds[] = {"phantom", "volumes", "meshes"};
     s.setValue("heart/kind", kinds[int(source_.kind)]);
     s.setValue("heart/value", QString::fromStdString(source_.kind == heart::HeartSource::Kind::Phantom ? source_.phantomPreset

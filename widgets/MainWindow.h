@@ -18,6 +18,7 @@
 class QAction;
 class QActionGroup;
 class QLabel;
+class QMenu;
 class QProgressDialog;
 class QSlider;
 
@@ -75,9 +76,13 @@ private:
     void buildMenus();
     void buildControlBar();
     void showLoadedHeart(const LoadedHeart& heart);
+    /// After a dialog or menu: the window active again and the view holding the keys.
+    void returnFocusToView();
     void saveScreenshot();
     void toggleRecording(bool on);
     void openSolverPanel();
+    /// Asks for a fixed colour range of the current quantity; false when cancelled.
+    bool chooseColorRange();
     void chooseSeries(bool volumes);
     void readSettings();
     /// Checks and triggers the action of `group` whose data is `value`, as a click would.
@@ -96,12 +101,14 @@ private:
     double cycleSeconds_ = 0.8;
     double poolMl_ = 0.0;
     SimulationChoices choices_;
+    std::optional<std::pair<QString, double>> savedHeartRate_; ///< (heart, bpm) from the settings
     double secondsToHeart_ = 0.0;
     qint64 startMs_ = 0;
 
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;
     QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
+    QMenu* colourMenu_ = nullptr;
     std::vector<std::pair<QAction*, QString>> presets_;
 };
 

@@ -82,7 +82,7 @@ SceneView::SceneView(QWidget* parent)
 
     camera_.setMode(narrative::CameraMode::Orbit);
     camera_.orbit().setVerticalFieldOfView(kFieldOfViewDeg * std::numbers::pi / 180.0);
-    legend_->setMap(quantity_, range_);
+    showLegend();
     hud_->move(10, 18);
     updateBloodVisibility();
 
@@ -147,10 +147,22 @@ void SceneView::goHome() {
 
 void SceneView::setColorQuantity(ColorQuantity quantity) {
     quantity_ = quantity;
-    if (shown_ && shown_->values(quantity)) range_ = robustRange(quantity, *shown_->values(quantity));
-    legend_->setMap(quantity_, range_);
+    if (fixedRanges_[int(quantity)]) range_ = *fixedRanges_[int(quantity)];
+    else if (shown_ && shown_->values(quantity)) range_ = robustRange(quantity, *shown_->values(quantity));
+    showLegend();
     updateBloodVisibility();
     if (shown_) blood_->update(*shown_, quantity_, range_);
+}
+
+void SceneView::setFixedColorRange(ColorQuantity quantity, std::optional<ColorRange> range) {
+    if (range && !(range->max > range->min)) throw std::invalid_argument("a colour range needs max > min");
+    fixedRanges_[int(quantity)] = range;
+    if (quantity == quantity_) setColorQuantity(quantity);
+}
+
+void SceneView::showLegend() {
+    legend_->setMap(quantity_, range_, fixedRanges_[int(quantity_)].has_value());
+    legend_->move(width() - legend_->width() - 10, height() / 2 - legend_->height() / 2);
 }
 
 void SceneView::setWallOpacity(float opacity) { wall_->setOpacity(std::clamp(opacity, 0.f, 1.f)); }
@@ -174,6 +186,8 @@ void SceneView::updateBloodVisibility() {
 }
 
 void SceneView::setHudVisible(bool visible) { hud_->setVisible(visible); }
+
+void SceneView::setOverlayTop(int y) { hud_->move(10, std::max(y, 0) + 10); }
 
 void SceneView::setClipping(bool on, double offset) {
     clipping_ = on;
@@ -224,7 +238,7 @@ void SceneView::resizeGL(int w, int h) {
 
 void SceneView::resizeEvent(QResizeEvent* e) {
     QOpenGLWidget::resizeEvent(e);
-    legend_->move(width() - legend_->width() - 10, height() / 2 - legend_->height() / 2);
+    showLegend();
 }
 
 void SceneView::applyCamera(int w, int h) {
@@ -339,8 +353,9 @@ void SceneView::takeSnapshot() {
     shown_ = std::move(snap);
     wall_->update(*shown_);
     if (const std::vector<float>* values = shown_->values(quantity_)) {
-        range_ = smoothRange(range_, robustRange(quantity_, *values), dt);
-        legend_->setMap(quantity_, range_);
+        range_ = fixedRanges_[int(quantity_)] ? *fixedRanges_[int(quantity_)]
+                                              : smoothRange(range_, robustRange(quantity_, *values), dt);
+        showLegend();
     }
     blood_->update(*shown_, quantity_, range_);
 

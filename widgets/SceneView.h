@@ -17,6 +17,7 @@
 
 #include <osg/ref_ptr>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -84,6 +85,12 @@ public:
 
     void setColorQuantity(ColorQuantity quantity);
     ColorQuantity colorQuantity() const { return quantity_; }
+    /// The colour range of `quantity`: fixed at `range`, or automatic (nullopt: all but
+    /// the most extreme 2 % of the values, eased over time). Kept per quantity.
+    void setFixedColorRange(ColorQuantity quantity, std::optional<ColorRange> range);
+    std::optional<ColorRange> fixedColorRange(ColorQuantity quantity) const { return fixedRanges_[int(quantity)]; }
+    /// The range the blood is coloured with now.
+    ColorRange colorRange() const { return range_; }
     void setWallOpacity(float opacity);
     void setWireframe(bool on);
     /// Cuts away the half of the wall nearer the camera, the cut through the heart's
@@ -93,6 +100,8 @@ public:
     void setFluidMode(FluidMode mode);
     FluidMode fluidMode() const { return fluidMode_; }
     void setHudVisible(bool visible);
+    /// Keeps the HUD below `y` (widget coordinates), e.g. clear of the control bar.
+    void setOverlayTop(int y);
 
     /// Tests: every frame advances the controllers by exactly `dt` seconds.
     void setFixedFrameTime(std::optional<double> dt) { fixedDt_ = dt; }
@@ -169,6 +178,8 @@ private:
 
     ColorQuantity quantity_ = ColorQuantity::Blood;
     ColorRange range_{0.f, 1.f};
+    std::array<std::optional<ColorRange>, 4> fixedRanges_;
+    void showLegend();
     FluidMode fluidMode_ = FluidMode::Spheres;
     bool bloodVisible_ = true;
     bool clipping_ = false;

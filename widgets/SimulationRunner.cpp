@@ -10,6 +10,9 @@
 #include <unistd.h>
 
 namespace atrium::widgets {
+namespace {
+constexpr float kPascalPerMmHg = 133.322f;
+} // namespace
 
 SimulationRunner::SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
                                    RunnerSettings settings, bool startPaused)
@@ -79,12 +82,12 @@ void SimulationRunner::run() {
                                                return !stop_;
                                            });
                 state_ = paused_ ? State::Paused : State::Running;
-                publish(sim, 0.0);
+                publish(sim, 0.0, 0.0);
 
                 auto lastPublish = Clock::now();
                 auto rateStart = lastPublish;
                 std::uint64_t rateSteps = 0;
-                double stepsPerSecond = 0.0;
+                double stepsPerSecond = 0.0, realTimeFactor = 0.0, rateSimStart = sim.solver().time();
                 while (!stop_) {
                     if (paused_ && pendingSteps_ == 0) {
                         std::unique_lock lock(mutex_);
@@ -99,12 +102,14 @@ void SimulationRunner::run() {
                     const double sinceRate = std::chrono::duration<double>(now - rateStart).count();
                     if (sinceRate >= 1.0) {
                         stepsPerSecond = double(rateSteps) / sinceRate;
+                        realTimeFactor = (sim.solver().time() - rateSimStart) / sinceRate;
                         rateSteps = 0;
                         rateStart = now;
+                        rateSimStart = sim.solver().time();
                     }
                     if (single ||
                         std::chrono::duration<double, std::milli>(now - lastPublish).count() >= settings_.publishIntervalMs) {
-                        publish(sim, stepsPerSecond);
+                        publish(sim, stepsPerSecond, realTimeFactor);
                         lastPublish = now;
                     }
                 }
@@ -157,7 +162,7 @@ void SimulationRunner::publishWall(const sph::TriangleMesh& meshMm) {
     ++publications_;
 }
 
-void SimulationRunner::publish(const heart::HeartSimulation& sim, double stepsPerSecond) {
+void SimulationRunner::publish(const heart::HeartSimulation& sim, double stepsPerSecond, double realTimeFactor) {
     const sph::Solver& solver = sim.solver();
     sph::HostParticles host;
     solver.read(sph::FieldAll, host);
@@ -174,8 +179,8 @@ void SimulationRunner::publish(const heart::HeartSimulation& sim, double stepsPe
         snap->positionMm[3 * i + 1] = 1000.f * host.position[i].y;
         snap->positionMm[3 * i + 2] = 1000.f * host.position[i].z;
         snap->speed[i] = sph::length(host.velocity[i]);
-        snap->densityError[i] = i < host.density.size() ? host.density[i] / rho0 - 1.f : 0.f;
-        snap->pressure[i] = i < host.pressure.size() ? host.pressure[i] : 0.f;
+        snap->densityError[i] = i < host.density.size() ? 100.f * (host.density[i] / rho0 - 1.f) : 0.f;
+        snap->pressure[i] = i < host.pressure.size() ? host.pressure[i] / kPascalPerMmHg : 0.f;
     }
     if (const sph::TriangleMesh* wall = solver.wallMesh()) {
         snap->wallVertexMm.resize(3 * wall->vertices.size());
@@ -196,6 +201,11 @@ void SimulationRunner::publish(const heart::HeartSimulation& sim, double stepsPe
     snap->step = solver.stepCount();
     snap->simulatedSeconds = solver.time();
     snap->stepsPerSecond = stepsPerSecond;
+    snap->realTimeFactor = realTimeFactor;
+    const sph::ParticleAccounting& count = solver.accounting();
+    snap->emitted = count.emitted;
+    snap->drained = count.removedByOutlets;
+    snap->leaked = count.leaked;
     const double cycles = sim.heartTime() / settings_.cycleSeconds;
     snap->cyclePhase = cycles - std::floor(cycles);
     snap->heartRateBpm = 60.0 / settings_.cycleSeconds;

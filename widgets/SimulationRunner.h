@@ -24,8 +24,8 @@ namespace atrium::widgets {
 struct BloodSnapshot {
     std::vector<float> positionMm;   ///< xyz per particle
     std::vector<float> speed;        ///< m/s per particle
-    std::vector<float> densityError; ///< rho/rho0 - 1 per particle
-    std::vector<float> pressure;     ///< Pa per particle
+    std::vector<float> densityError; ///< rho/rho0 - 1 per particle, in %
+    std::vector<float> pressure;     ///< mmHg per particle
     std::vector<float> wallVertexMm; ///< xyz per wall vertex
     std::vector<std::uint32_t> wallTriangles;
     std::uint64_t wallTopology = 0;  ///< changes whenever wallTriangles change
@@ -33,6 +33,13 @@ struct BloodSnapshot {
     std::uint64_t step = 0;
     double simulatedSeconds = 0;
     double stepsPerSecond = 0;       ///< wall-clock rate over the last second
+    /// Simulated seconds per wall-clock second over the last second (1: real time;
+    /// 0: not measured yet).
+    double realTimeFactor = 0;
+    bool baked = false;              ///< played back from a baked beat, not simulated now
+    /// Blood let in by the atrial inflow, taken out by the outlet beyond the aorta, and
+    /// lost through the wall, since the blood started (particles).
+    std::uint64_t emitted = 0, drained = 0, leaked = 0;
     double cyclePhase = 0;           ///< 0..1 over the heart cycle
     double heartRateBpm = 0;
     bool filling = false;            ///< before the beat starts
@@ -107,7 +114,7 @@ public:
 
 private:
     void run();
-    void publish(const heart::HeartSimulation& sim, double stepsPerSecond);
+    void publish(const heart::HeartSimulation& sim, double stepsPerSecond, double realTimeFactor);
     void publishWall(const sph::TriangleMesh& meshMm);
 
     std::shared_ptr<const heart::MovingHeartMesh> heart_;

@@ -3,6 +3,8 @@
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
+#include <QHBoxLayout>
+#include <QLabel>
 #include <QPushButton>
 #include <QSpinBox>
 
@@ -25,20 +27,33 @@ QDoubleSpinBox* spin(QWidget* parent, double lo, double hi, double value, int de
 SolverPanel::SolverPanel(const SimulationChoices& c, QWidget* parent) : QDialog(parent), cuda_(c.cuda) {
     setWindowTitle("Simulation parameters");
     auto* form = new QFormLayout(this);
+    // Each field with its unit, and its valid range beside it.
+    const auto addRow = [&](const QString& name, QWidget* field, const QString& range) {
+        auto* row = new QHBoxLayout;
+        row->addWidget(field, 1);
+        auto* hint = new QLabel(range, this);
+        hint->setEnabled(false); // greyed: a hint, not a field
+        row->addWidget(hint);
+        form->addRow(name, row);
+    };
+    using C = SimulationChoices;
     particles_ = new QSpinBox(this);
     particles_->setObjectName("particleBudget");
-    particles_->setRange(SimulationChoices::kMinParticles, SimulationChoices::kMaxParticles);
+    particles_->setRange(C::kMinParticles, C::kMaxParticles);
     particles_->setSingleStep(5000);
+    particles_->setGroupSeparatorShown(true);
     particles_->setValue(c.particleBudget);
     particles_->setToolTip("Particles filling the blood pool; more is finer and slower");
-    form->addRow("Particle budget", particles_);
-    rate_ = spin(this, 30, 200, c.heartRateBpm, 0, " bpm", "Heart rate: how fast the heart's cycle is played");
-    form->addRow("Heart rate", rate_);
-    viscosity_ = spin(this, 1.0, 20.0, c.viscosityMilliPaS, 2, " mPa s", "Dynamic viscosity of blood (about 3.5 mPa s)");
-    form->addRow("Viscosity", viscosity_);
-    soundSpeed_ = spin(this, 5.0, 60.0, c.soundSpeed, 1, " m/s",
+    addRow("Particle budget", particles_, QString("%L1 - %L2").arg(C::kMinParticles).arg(C::kMaxParticles));
+    rate_ = spin(this, C::kMinRate, C::kMaxRate, c.heartRateBpm, 0, " bpm", "Heart rate: how fast the heart's cycle is played");
+    rate_->setObjectName("heartRate");
+    addRow("Heart rate", rate_, QString("%1 - %2 bpm").arg(C::kMinRate).arg(C::kMaxRate));
+    viscosity_ = spin(this, C::kMinViscosity, C::kMaxViscosity, c.viscosityMilliPaS, 2, " mPa s",
+                      "Dynamic viscosity of blood (about 3.5 mPa s)");
+    addRow("Viscosity", viscosity_, QString("%1 - %2 mPa s").arg(C::kMinViscosity).arg(C::kMaxViscosity));
+    soundSpeed_ = spin(this, C::kMinSoundSpeed, C::kMaxSoundSpeed, c.soundSpeed, 1, " m/s",
                        "Numerical speed of sound: about 10x the fastest flow; higher is stiffer and slower");
-    form->addRow("Speed of sound", soundSpeed_);
+    addRow("Speed of sound", soundSpeed_, QString("%1 - %2 m/s").arg(C::kMinSoundSpeed).arg(C::kMaxSoundSpeed));
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, this);
     buttons->button(QDialogButtonBox::Ok)->setText("Apply and restart");
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);

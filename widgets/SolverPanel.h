@@ -22,6 +22,9 @@ struct SimulationChoices {
     bool cuda = false;              ///< GPU backend (only when one is present)
 
     static constexpr int kMinParticles = 1000, kMaxParticles = 2000000;
+    static constexpr double kMinRate = 30, kMaxRate = 200;
+    static constexpr double kMinViscosity = 1.0, kMaxViscosity = 20.0;
+    static constexpr double kMinSoundSpeed = 5.0, kMaxSoundSpeed = 60.0;
 };
 
 class SolverPanel : public QDialog {

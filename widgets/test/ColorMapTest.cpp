@@ -73,3 +73,10 @@ TEST(ColorMap, SmoothingApproachesTargetExponentially) {
     EXPECT_NEAR(smoothRange(start, target, 100.0).max, 1.f, 1e-6);
     EXPECT_FLOAT_EQ(smoothRange(start, target, 0.0).max, 0.f);
 }
+
+TEST(ColorMap, TicksUseFixedNotationWithEnoughDecimals) {
+    EXPECT_EQ(tickDecimals({-1000.f, 1000.f}), 0); // pressure ticks read "500", never "1e+03"
+    EXPECT_EQ(tickDecimals({0.f, 1.2f}), 2);       // 0.00, 0.30, 0.60 ...
+    EXPECT_GE(tickDecimals({-0.05f, 0.05f}), 2);
+    EXPECT_EQ(tickDecimals({1.f, 1.f}), 1);        // an empty range does not break it
+}
