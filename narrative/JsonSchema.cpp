@@ -12,9 +12,9 @@ namespace {
 using nlohmann::json;
 
 constexpr std::array<std::string_view, 7> kTypes{"null", "boolean", "object", "array", "number", "string", "integer"};
-constexpr std::array<std::string_view, 27> kKeywords{
+constexpr std::array<std::string_view, 30> kKeywords{
     "type",      "enum",      "const",   "properties",       "required",         "additionalProperties",
-    "items",     "minItems",  "maxItems", "minLength",       "maxLength",        "minimum",
+    "items",     "minItems",  "maxItems", "uniqueItems",     "minLength",        "maxLength", "pattern", "oneOf", "minimum",
     "maximum",   "exclusiveMinimum", "exclusiveMaximum", "$ref", "$schema", "$id", "$defs", "$comment",
     "title",     "description", "default", "examples", "readOnly", "writeOnly", "deprecated"};
 /// Schemas nest this deep at most (a $ref cycle without a value in between stops here).
@@ -82,7 +82,7 @@ const json& JsonSchema::resolve(const std::string& ref, const std::string& at) c
     return (*defs)[name];
 }
 
-void JsonSchema::verify(const json& s, const std::string& at) const {
+void JsonSchema::verify(const json& s, const std::string& at) {
     if (s.is_boolean()) return;
     if (!s.is_object()) throw std::invalid_argument("schema " + at + ": a schema must be an object or a boolean");
     auto bad = [&](const std::string& keyword, const std::string& why) {
@@ -115,6 +115,18 @@ void JsonSchema::verify(const json& s, const std::string& at) const {
         } else if (key == "$ref") {
             if (!value.is_string()) bad(key, "must be a string");
             resolve(value.get<std::string>(), at);
+        } else if (key == "uniqueItems") {
+            if (!value.is_boolean()) bad(key, "must be a boolean");
+        } else if (key == "pattern") {
+            if (!value.is_string()) bad(key, "must be a string");
+            try {
+                patterns_.try_emplace(value.get<std::string>(), value.get<std::string>(), std::regex::ECMAScript);
+            } catch (const std::regex_error& e) {
+                bad(key, std::string("not a valid ECMAScript regular expression: ") + e.what());
+            }
+        } else if (key == "oneOf") {
+            if (!value.is_array() || value.empty()) bad(key, "must be a non-empty array of schemas");
+            for (std::size_t i = 0; i < value.size(); ++i) verify(value[i], child(child(at, key), std::to_string(i)));
         }
     }
 }
@@ -158,12 +170,18 @@ std::optional<std::string> JsonSchema::check(const json& s, const json& v, const
             return at + ": must have at least " + m->dump() + " characters";
         if (const auto m = s.find("maxLength"); m != s.end() && characters > m->get<std::size_t>())
             return at + ": must have at most " + m->dump() + " characters";
+        if (const auto p = s.find("pattern"); p != s.end() && !std::regex_search(text, patterns_.at(p->get<std::string>())))
+            return at + ": " + shortDump(v) + " does not match the pattern " + p->get<std::string>();
     }
     if (v.is_array()) {
         if (const auto m = s.find("minItems"); m != s.end() && v.size() < m->get<std::size_t>())
             return at + ": must have at least " + m->dump() + " items, has " + std::to_string(v.size());
         if (const auto m = s.find("maxItems"); m != s.end() && v.size() > m->get<std::size_t>())
             return at + ": must have at most " + m->dump() + " items, has " + std::to_string(v.size());
+        if (const auto u = s.find("uniqueItems"); u != s.end() && u->get<bool>())
+            for (std::size_t i = 1; i < v.size(); ++i)
+                for (std::size_t j = 0; j < i; ++j)
+                    if (v[i] == v[j]) return at + "/" + std::to_string(i) + ": repeats item " + std::to_string(j);
         if (const auto items = s.find("items"); items != s.end())
             for (std::size_t i = 0; i < v.size(); ++i)
                 if (auto error = check(*items, v[i], at + "/" + std::to_string(i), depth + 1)) return error;
@@ -184,6 +202,16 @@ std::optional<std::string> JsonSchema::check(const json& s, const json& v, const
                 if (auto error = check(*additional, value, here, depth + 1)) return error;
             }
         }
+    }
+    if (const auto one = s.find("oneOf"); one != s.end()) {
+        std::size_t matches = 0;
+        std::string why;
+        for (std::size_t i = 0; i < one->size(); ++i) {
+            if (auto error = check((*one)[i], v, at, depth + 1)) why += (why.empty() ? "" : "; or ") + *error;
+            else ++matches;
+        }
+        if (matches == 0) return at + ": matches none of the allowed forms (" + why + ")";
+        if (matches > 1) return at + ": matches more than one of the allowed forms";
     }
     return std::nullopt;
 }

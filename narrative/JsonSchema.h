@@ -6,8 +6,9 @@
 // keyword (narrative/test/JsonSchemaTest.cpp).
 //
 // Supported keywords: type (a name or a list), enum, const, properties, required,
-// additionalProperties (boolean or schema), items, minItems, maxItems, minLength,
-// maxLength, minimum, maximum, exclusiveMinimum, exclusiveMaximum, $ref to
+// additionalProperties (boolean or schema), items, minItems, maxItems, uniqueItems,
+// minLength, maxLength, pattern (ECMAScript, searched, checked after maxLength),
+// minimum, maximum, exclusiveMinimum, exclusiveMaximum, oneOf, $ref to
 // "#/$defs/NAME", and the annotations $schema, $id, $defs, $comment, title,
 // description, default, examples. A schema using any other keyword is refused when
 // it is loaded, so a rule the checker does not know can never be skipped silently.
@@ -16,7 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <optional>
+#include <regex>
 #include <stdexcept>
 #include <string>
 
@@ -37,10 +40,11 @@ public:
 private:
     std::optional<std::string> check(const nlohmann::json& schema, const nlohmann::json& value, const std::string& at,
                                      int depth) const;
-    void verify(const nlohmann::json& schema, const std::string& at) const;
+    void verify(const nlohmann::json& schema, const std::string& at);
     const nlohmann::json& resolve(const std::string& ref, const std::string& at) const;
 
     nlohmann::json schema_;
+    std::map<std::string, std::regex> patterns_; ///< every pattern, compiled once when the schema is loaded
 };
 
 /// `token` escaped for a JSON pointer ("~" -> "~0", "/" -> "~1").

@@ -1,12 +1,14 @@
 #include "narrative/package/Manifest.h"
 
-#include "narrative/package/JsonSchema.h"
+#include "narrative/JsonSchema.h"
 #include "narrative/package/PackageError.h"
 
 #include <algorithm>
 #include <set>
 
-extern const char kAtriumManifestSchemaText[]; // generated from manifest.schema.json
+namespace atrium::package {
+extern const char* const kManifestSchemaText; // generated from manifest.schema.json
+}
 
 namespace atrium::package {
 
@@ -16,8 +18,8 @@ using nlohmann::json;
 using nlohmann::ordered_json;
 using namespace atrium::narrative;
 
-const JsonSchema& schemaValidator() {
-    static const JsonSchema validator(manifestSchema());
+const narrative::JsonSchema& schemaValidator() {
+    static const narrative::JsonSchema validator(manifestSchema());
     return validator;
 }
 
@@ -181,7 +183,7 @@ Manifest fromJson(const json& j, const std::string& where) {
 } // namespace
 
 const nlohmann::json& manifestSchema() {
-    static const json schema = json::parse(kAtriumManifestSchemaText);
+    static const json schema = json::parse(kManifestSchemaText);
     return schema;
 }
 
@@ -224,12 +226,7 @@ Manifest parseManifest(std::string_view text, const std::string& where) {
     if (auto it = j.find("version"); it != j.end() && it->is_number_integer() && it->get<long long>() != Manifest::kVersion)
         bad(where, "/version: schema version " + it->dump() + " is not supported (this Atrium reads version " +
                        std::to_string(Manifest::kVersion) + ")");
-    const auto problems = schemaValidator().validate(j, 5);
-    if (!problems.empty()) {
-        std::string message = problems.front();
-        for (std::size_t i = 1; i < problems.size(); ++i) message += "; " + problems[i];
-        bad(where, message);
-    }
+    if (auto problem = schemaValidator().check(j)) bad(where, *problem);
     try {
         return fromJson(j, where);
     } catch (const json::exception& e) {

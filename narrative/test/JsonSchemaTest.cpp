@@ -84,7 +84,10 @@ TEST(JsonSchema, BooleanSchemas) {
 
 TEST(JsonSchema, RefusesWhatItCannotCheck) {
     EXPECT_THROW(JsonSchema(json{{"oneOf", json::array()}}), std::invalid_argument);
-    EXPECT_THROW(JsonSchema(json{{"properties", {{"x", {{"pattern", "^a"}}}}}}), std::invalid_argument);
+    EXPECT_THROW(JsonSchema(json{{"anyOf", json::array({true})}}), std::invalid_argument);
+    EXPECT_THROW(JsonSchema(json{{"pattern", "(unclosed"}}), std::invalid_argument);
+    EXPECT_THROW(JsonSchema(json{{"uniqueItems", 1}}), std::invalid_argument);
+    EXPECT_THROW(JsonSchema(json{{"properties", {{"x", {{"patternProperties", json::object()}}}}}}), std::invalid_argument);
     EXPECT_THROW(JsonSchema(json{{"$ref", "#/$defs/missing"}}), std::invalid_argument);
     EXPECT_THROW(JsonSchema(json{{"$ref", "other.json#/x"}}), std::invalid_argument);
     EXPECT_THROW(JsonSchema(json{{"type", "float"}}), std::invalid_argument);
@@ -92,10 +95,27 @@ TEST(JsonSchema, RefusesWhatItCannotCheck) {
     EXPECT_THROW(JsonSchema(json{{"required", {1}}}), std::invalid_argument);
     EXPECT_THROW(JsonSchema(json(3)), std::invalid_argument);
     try {
-        JsonSchema(json{{"properties", {{"x", {{"pattern", "^a"}}}}}});
+        JsonSchema(json{{"properties", {{"x", {{"patternProperties", json::object()}}}}}});
     } catch (const std::invalid_argument& e) {
-        EXPECT_STREQ(e.what(), "schema /properties/x/pattern: keyword not supported by this checker");
+        EXPECT_STREQ(e.what(), "schema /properties/x/patternProperties: keyword not supported by this checker");
     }
+}
+
+TEST(JsonSchema, PatternsUniqueItemsAndOneOf) {
+    const json name{{"type", "string"}, {"maxLength", 8}, {"pattern", "^[a-z]+(/[a-z]+)*$"}};
+    EXPECT_EQ(errorOf(name, "media/a"), "");
+    EXPECT_EQ(errorOf(name, "../a"), R"(: "../a" does not match the pattern ^[a-z]+(/[a-z]+)*$)");
+    EXPECT_EQ(errorOf(name, "abcdefghij"), ": must have at most 8 characters") << "the length is checked first";
+    const json unique{{"uniqueItems", true}, {"maxItems", 3}};
+    EXPECT_EQ(errorOf(unique, json::array({1, 2, 3})), "");
+    EXPECT_EQ(errorOf(unique, json::array({1, 2, 1})), "/2: repeats item 0");
+    EXPECT_EQ(errorOf(unique, json::array({1, 1, 1, 1})), ": must have at most 3 items, has 4");
+    const json either{{"oneOf", json::array({json{{"type", "string"}}, json{{"type", "number"}, {"minimum", 0}}})}};
+    EXPECT_EQ(errorOf(either, "x"), "");
+    EXPECT_EQ(errorOf(either, 2), "");
+    EXPECT_EQ(errorOf(either, -2), ": matches none of the allowed forms (: expected string, got integer; or : must be >= 0)");
+    EXPECT_EQ(errorOf(json{{"oneOf", json::array({true, json{{"type", "number"}}})}}, 1),
+              ": matches more than one of the allowed forms");
 }
 
 TEST(JsonSchema, ASelfReferenceStopsAtItsDepthLimit) {
