@@ -130,49 +130,55 @@ struct CandidateRow {
 /// The rows of candidates around a particle: dy, dz in -1..1, row = 3 (dz + 1) + dy + 1.
 constexpr int kCandidateRows = 9;
 
-/// Calls f(row, candidates) for the 9 rows of cells around p, in the CPU's order (z, then
-/// y; CpuBackend::forEachCandidateRange, the same rule): a row whose y-z gap to p is h
-/// or more (a corner row), or that lies outside the grid, is empty, and a row's end cell
-/// whose gap in x, y and z together is h or more is trimmed: neither holds a particle
-/// within h.
-template <class F>
-ATRIUM_HD void forEachCandidateRow(const DeviceGrid& g, const std::uint32_t* __restrict__ cellStart,
-                                   const std::uint32_t* __restrict__ zRank, Vec3 p, F&& f) {
-    const int cx = cellCoord(p.x, g.origin.x, g.invCell, g.nx);
-    const int cy = cellCoord(p.y, g.origin.y, g.invCell, g.ny);
-    const int cz = cellCoord(p.z, g.origin.z, g.invCell, g.nz);
-    const int x0 = cx > 0 ? cx - 1 : 0, x1 = cx + 1 < g.nx ? cx + 1 : g.nx - 1;
-    const float h = g.cellSize, h2 = h * h;
-    const float fx = p.x - (g.origin.x + float(cx) * h);
-    const float fy = p.y - (g.origin.y + float(cy) * h);
-    const float fz = p.z - (g.origin.z + float(cz) * h);
-    const float lowX2 = fx * fx, highX2 = (h - fx) * (h - fx);
-    for (int dz = -1; dz <= 1; ++dz) {
-        const int z = cz + dz;
-        const float gz = dz < 0 ? fz : (dz > 0 ? h - fz : 0.f);
-        for (int dy = -1; dy <= 1; ++dy) {
-            const int y = cy + dy;
-            const float gy = dy < 0 ? fy : (dy > 0 ? h - fy : 0.f);
-            const float g2 = gy * gy + gz * gz;
-            CandidateRow row;
-            if (z >= 0 && z < g.nz && y >= 0 && y < g.ny && g2 < h2) {
-                const int first = x0 < cx && lowX2 + g2 >= h2 ? cx : x0;
-                const int last = x1 > cx && highX2 + g2 >= h2 ? cx : x1;
-                if (!g.zOrder) {
-                    row.begin[0] = cellStart[linearCell(g, first, y, z)];
-                    row.end[0] = cellStart[linearCell(g, last, y, z) + 1];
-                } else {
-                    for (int x = first; x <= last; ++x) {
-                        const std::uint32_t key = zRank[linearCell(g, x, y, z)];
-                        row.begin[x - first] = cellStart[key];
-                        row.end[x - first] = cellStart[key + 1];
-                    }
-                }
-            }
-            f(3 * (dz + 1) + dy + 1, row);
-        }
+/// The 9 rows of cells around a point p that can hold its neighbours, in the CPU's
+/// order (z, then y; CpuBackend::forEachCandidateRange, the same rule): a row whose y-z
+/// gap to p is h or more (a corner row), or that lies outside the grid, is empty, and a
+/// row's end cell whose gap in x, y and z together is h or more is trimmed: neither
+/// holds a particle within h.
+class CandidateRows {
+public:
+    ATRIUM_HD CandidateRows(const DeviceGrid& g, Vec3 p) : g_(g) {
+        cx_ = cellCoord(p.x, g.origin.x, g.invCell, g.nx);
+        cy_ = cellCoord(p.y, g.origin.y, g.invCell, g.ny);
+        cz_ = cellCoord(p.z, g.origin.z, g.invCell, g.nz);
+        const float h = g.cellSize;
+        fx_ = p.x - (g.origin.x + float(cx_) * h);
+        fy_ = p.y - (g.origin.y + float(cy_) * h);
+        fz_ = p.z - (g.origin.z + float(cz_) * h);
     }
-}
+
+    /// Row `row` (0..kCandidateRows-1): dz = row / 3 - 1, dy = row % 3 - 1.
+    ATRIUM_HD CandidateRow at(int row, const std::uint32_t* __restrict__ cellStart,
+                              const std::uint32_t* __restrict__ zRank) const {
+        const int dz = row / 3 - 1, dy = row % 3 - 1;
+        const int z = cz_ + dz, y = cy_ + dy;
+        CandidateRow r;
+        if (z < 0 || z >= g_.nz || y < 0 || y >= g_.ny) return r;
+        const float h = g_.cellSize, h2 = h * h;
+        const float gz = dz < 0 ? fz_ : (dz > 0 ? h - fz_ : 0.f);
+        const float gy = dy < 0 ? fy_ : (dy > 0 ? h - fy_ : 0.f);
+        const float g2 = gy * gy + gz * gz;
+        if (g2 >= h2) return r;
+        const int first = cx_ > 0 && fx_ * fx_ + g2 < h2 ? cx_ - 1 : cx_;
+        const int last = cx_ + 1 < g_.nx && (h - fx_) * (h - fx_) + g2 < h2 ? cx_ + 1 : cx_;
+        if (!g_.zOrder) {
+            r.begin[0] = cellStart[linearCell(g_, first, y, z)];
+            r.end[0] = cellStart[linearCell(g_, last, y, z) + 1];
+        } else {
+            for (int x = first; x <= last; ++x) {
+                const std::uint32_t key = zRank[linearCell(g_, x, y, z)];
+                r.begin[x - first] = cellStart[key];
+                r.end[x - first] = cellStart[key + 1];
+            }
+        }
+        return r;
+    }
+
+private:
+    const DeviceGrid& g_;
+    int cx_, cy_, cz_;
+    float fx_, fy_, fz_;
+};
 
 /// The index of the lowest set bit of a non-zero mask.
 ATRIUM_HD int lowestBit(std::uint64_t mask) {
@@ -218,7 +224,9 @@ ATRIUM_HD float fluidDensityAt(const DeviceStep& s, const std::uint32_t* __restr
     const Vec3 pi = xyz(pos[i]);
     float sum = 0.f;
     std::uint32_t overflow = 0;
-    forEachCandidateRow(s.grid, cellStart, zRank, pi, [&](int row, const CandidateRow& candidates) {
+    const CandidateRows rows(s.grid, pi);
+    for (int row = 0; row < kCandidateRows; ++row) {
+        const CandidateRow candidates = rows.at(row, cellStart, zRank);
         std::uint64_t bits = 0;
         std::uint32_t n = 0;
         candidates.forEach([&](std::uint32_t j) {
@@ -233,7 +241,7 @@ ATRIUM_HD float fluidDensityAt(const DeviceStep& s, const std::uint32_t* __restr
             ++n;
         });
         masks.bits[std::size_t(row) * masks.stride + i] = bits;
-    });
+    }
     masks.overflow[i] = overflow;
     return s.mass * sum;
 }
@@ -277,22 +285,24 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
         av -= k.spikyGradient(rij, dist) *
               k.artificialViscosity(vDotX, r2, s.artificialViscosity, s.soundSpeed, rhoI + rhoJ, s.mass);
     };
+    const CandidateRows rows(s.grid, pi);
     const std::uint32_t overflow = masks.overflow[i];
-    forEachCandidateRow(s.grid, cellStart, zRank, pi, [&](int row, const CandidateRow& candidates) {
-        if (overflow & (1u << row)) {
+    for (int row = 0; row < kCandidateRows; ++row) {
+        const CandidateRow candidates = rows.at(row, cellStart, zRank);
+        if (overflow & (1u << row)) { // more than 64 candidates: scan the row
             candidates.forEach([&](std::uint32_t j) {
                 const Vec3 rij = pi - xyz(pos[j]);
                 const float r2 = lengthSquared(rij);
                 if (r2 < k.h2 && j != i) pair(j, rij, r2);
             });
-            return;
+            continue;
         }
         for (std::uint64_t bits = masks.bits[std::size_t(row) * masks.stride + i]; bits != 0; bits &= bits - 1) {
             const std::uint32_t j = candidates.at(std::uint32_t(lowestBit(bits)));
             const Vec3 rij = pi - xyz(pos[j]);
             pair(j, rij, lengthSquared(rij));
         }
-    });
+    }
     a += xyz(wall[i]);
     return a / rhoI + av + s.gravity;
 }
