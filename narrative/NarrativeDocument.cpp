@@ -1,5 +1,7 @@
 #include "narrative/NarrativeDocument.h"
 
+#include "narrative/AtomicFile.h"
+
 #include "narrative/JsonSchema.h"
 
 #include <cerrno>
@@ -248,29 +250,6 @@ NarrativeDocument loadNarrativeDocument(const std::filesystem::path& path) {
         std::error_code e;
         return fs::is_regular_file(folder / media, e);
     });
-}
-
-void writeFileAtomically(const std::filesystem::path& path, std::string_view bytes) {
-    namespace fs = std::filesystem;
-    std::random_device rd;
-    const fs::path temp = path.string() + ".tmp-" + std::to_string(::getpid()) + "-" + std::to_string(rd());
-    std::FILE* f = std::fopen(temp.c_str(), "wb");
-    if (!f) throw std::runtime_error(path.string() + ": cannot create " + temp.string() + ": " + std::strerror(errno));
-    const bool written = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size() && std::fflush(f) == 0 &&
-                         ::fsync(fileno(f)) == 0;
-    const int error = errno;
-    const bool closed = std::fclose(f) == 0;
-    std::error_code ec;
-    if (!written || !closed) {
-        fs::remove(temp, ec);
-        throw std::runtime_error(path.string() + ": cannot write " + temp.string() + ": " + std::strerror(written ? errno : error));
-    }
-    fs::rename(temp, path, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        throw std::runtime_error(path.string() + ": cannot rename " + temp.string() + " into place: " + ec.message());
-    }
 }
 
 void saveNarrativeDocument(const NarrativeDocument& document, const std::filesystem::path& path) {

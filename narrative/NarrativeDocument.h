@@ -72,9 +72,4 @@ void saveNarrativeDocument(const NarrativeDocument& document, const std::filesys
 /// "." or ".." component, a control character), or nullopt.
 std::optional<std::string> checkMediaPath(const std::string& relativePath);
 
-/// Writes `bytes` to `path` through a temporary file in the same folder that is flushed,
-/// checked and renamed into place, so a reader never sees half a file and a failed write
-/// leaves the old one. Throws std::runtime_error naming the file.
-void writeFileAtomically(const std::filesystem::path& path, std::string_view bytes);
-
 } // namespace atrium::narrative

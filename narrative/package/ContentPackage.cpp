@@ -1,6 +1,7 @@
 #include "narrative/package/ContentPackage.h"
 
-#include "narrative/package/AtomicFile.h"
+#include "narrative/AtomicFile.h"
+#include "narrative/NarrativeDocument.h"
 #include "narrative/package/PackageError.h"
 
 #include <nlohmann/json.hpp>
@@ -20,6 +21,16 @@ using narrative::Resource;
 }
 [[noreturn]] void tampered(const std::string& where, const std::string& what) {
     throw PackageError(PackageError::Kind::Tampered, where + ": tampered: " + what);
+}
+
+/// Every media path the narratives document's overlays use.
+std::set<std::string> overlayMedia(const narrative::NarrativeDocument& document) {
+    std::set<std::string> media;
+    for (const auto& n : document.narratives)
+        for (const auto& node : n.nodes)
+            for (const auto& overlay : node.overlays)
+                if (!overlay.media.empty()) media.insert(overlay.media);
+    return media;
 }
 
 bool reserved(std::string_view entry) {
@@ -119,7 +130,8 @@ void ContentPackage::load(const ProgressCallback& progress) {
     if (auto why = checkReferences(manifest_)) bad(name + ": " + kManifestEntry, *why);
     if (!manifest_.narratives.empty()) {
         const std::string text = a.read(manifest_.narratives, jsonLimit);
-        if (!nlohmann::json::accept(text)) bad(name + ": entry '" + manifest_.narratives + "'", "is not valid JSON");
+        if (auto why = checkNarratives(text, name + ": entry '" + manifest_.narratives + "'"))
+            throw PackageError(PackageError::Kind::BadFile, *why);
     }
 }
 
@@ -144,6 +156,15 @@ narrative::ContentGate ContentPackage::gate(std::chrono::year_month_day today) c
     s.authorPresent = authorPresent();
     s.today = today;
     return narrative::ContentGate(s);
+}
+
+std::optional<std::string> ContentPackage::checkNarratives(const std::string& text, const std::string& source) const {
+    try {
+        narrative::parseNarrativeDocument(text, source, [&](const std::string& media) { return files_.count(media) > 0; });
+    } catch (const narrative::NarrativeDocumentError& e) {
+        return std::string(e.what());
+    }
+    return std::nullopt;
 }
 
 std::optional<std::string> ContentPackage::checkReferences(const Manifest& m) const {
@@ -278,8 +299,8 @@ EditResult ContentPackage::setBranding(narrative::Branding branding) {
 
 EditResult ContentPackage::setNarrativesDocument(std::string text) {
     if (auto why = gate().check(Operation::EditNarratives)) return EditResult::refused(*why);
-    if (!text.empty() && !nlohmann::json::accept(text))
-        return EditResult::refused("the narratives document is not valid JSON");
+    if (!text.empty())
+        if (auto why = checkNarratives(text, "the narratives document")) return EditResult::refused(*why);
     Manifest next = manifest_;
     std::erase_if(next.files, [](const PackagedFile& f) { return f.entry == kNarrativesEntry; });
     next.narratives.clear();
@@ -330,6 +351,9 @@ EditResult ContentPackage::removeFile(const std::string& entry) {
     if (!files_.count(entry)) return EditResult::refused("the package holds no file '" + entry + "'");
     for (const auto& [e, who] : manifest_.references())
         if (e == entry) return EditResult::refused("'" + entry + "' is used by " + who);
+    if (!manifest_.narratives.empty() &&
+        overlayMedia(narrative::parseNarrativeDocument(narrativesDocument(), manifest_.narratives)).count(entry))
+        return EditResult::refused("'" + entry + "' is used by an overlay of the narratives");
     std::erase_if(manifest_.files, [&](const PackagedFile& f) { return f.entry == entry; });
     files_.erase(entry);
     modified_ = true;
@@ -392,7 +416,8 @@ std::filesystem::path ContentPackage::extractFile(std::string_view entry, const 
     if (it == files_.end()) bad(archive_ ? archive_->name() : "the package", "holds no file '" + std::string(entry) + "'");
     if (std::holds_alternative<FromArchive>(it->second)) return archive_->extract(entry, folder);
     const auto target = prepareExtraction(folder, entry, "entry '" + std::string(entry) + "'");
-    writeFileAtomically(target, readFile(entry, PackageLimits{}.maxEntrySize));
+    const std::string bytes = readFile(entry, PackageLimits{}.maxEntrySize);
+    asPackageIo([&] { narrative::writeFileAtomically(target, bytes); });
     return target;
 }
 

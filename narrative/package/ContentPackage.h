@@ -111,8 +111,9 @@ public:
     EditResult setCategories(std::vector<narrative::ResourceCategory> categories);
     EditResult setRestrictions(narrative::Restrictions restrictions);
     EditResult setBranding(narrative::Branding branding);
-    /// The narratives document (issue 12's JSON), stored as it is in kNarrativesEntry.
-    /// Empty text removes it.
+    /// The narratives document (issue 12's JSON, narrative/NarrativeDocument.h), stored as
+    /// it is in kNarrativesEntry; it must read, and its overlays' media must be files of
+    /// the package (add them first). Empty text removes it.
     EditResult setNarrativesDocument(std::string text);
     /// The narratives document's text, or empty when the package has none.
     std::string narrativesDocument() const;
@@ -159,6 +160,9 @@ private:
     EditResult edit(narrative::Operation op, const std::function<std::optional<std::string>(Manifest&)>& change);
     EditResult addSource(const std::string& entry, Source source);
     std::optional<std::string> checkReferences(const Manifest& m) const;
+    /// Why `text` is not a narratives document whose overlay media are all files of the
+    /// package (issue 12's reader, naming `source` and the JSON pointer), or nullopt.
+    std::optional<std::string> checkNarratives(const std::string& text, const std::string& source) const;
     Hash hashOf(const std::string& entry, const Source& source) const;
     std::uint64_t sizeOf(const std::string& entry, const Source& source) const;
 

@@ -1,6 +1,6 @@
 #include "narrative/package/PackageArchive.h"
 
-#include "narrative/package/AtomicFile.h"
+#include "narrative/AtomicFile.h"
 #include "narrative/package/PackageError.h"
 
 #include <zip.h>
@@ -213,9 +213,11 @@ Hash ArchiveReader::hash(std::string_view entry) const {
 
 std::filesystem::path ArchiveReader::extract(std::string_view entry, const std::filesystem::path& folder) const {
     const auto target = prepareExtraction(folder, entry, name_ + ": entry '" + std::string(entry) + "'");
-    AtomicFileWriter out(target);
-    stream(entry, [&](const char* p, std::size_t n) { out.write(p, n); });
-    out.commit();
+    asPackageIo([&] {
+        narrative::AtomicFileWriter out(target);
+        stream(entry, [&](const char* p, std::size_t n) { out.write(p, n); });
+        out.commit();
+    });
     return target;
 }
 
@@ -239,7 +241,7 @@ std::filesystem::path prepareExtraction(const std::filesystem::path& folder, std
 // --- ArchiveWriter ------------------------------------------------------------------
 
 ArchiveWriter::ArchiveWriter(const std::filesystem::path& target) : target_(target) {
-    temporary_ = createTemporaryBeside(target_);
+    temporary_ = asPackageIo([&] { return narrative::createTemporaryBeside(target_); });
     int error = 0;
     zip_ = zip_open(temporary_.c_str(), ZIP_TRUNCATE, &error);
     if (!zip_) {
@@ -303,7 +305,7 @@ void ArchiveWriter::commit() {
     zip_ = nullptr;
     buffers_.clear();
     const auto temporary = std::exchange(temporary_, {});
-    commitTemporary(temporary, target_);
+    asPackageIo([&] { narrative::commitTemporary(temporary, target_); });
 }
 
 } // namespace atrium::package

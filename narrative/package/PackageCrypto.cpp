@@ -1,6 +1,6 @@
 #include "narrative/package/PackageCrypto.h"
 
-#include "narrative/package/AtomicFile.h"
+#include "narrative/AtomicFile.h"
 #include "narrative/package/PackageError.h"
 
 #include <nlohmann/json.hpp>
@@ -190,7 +190,7 @@ void SigningKey::save(const std::filesystem::path& file, const std::string& auth
     j["publicKey"] = toBase64(public_);
     j["secretKey"] = toBase64(secret());
     std::string text = j.dump(2) + "\n";
-    writeFileAtomically(file, text, 0600);
+    asPackageIo([&] { narrative::writeFileAtomically(file, text, 0600); });
     sodium_memzero(text.data(), text.size());
 }
 

@@ -25,4 +25,17 @@ private:
     Kind kind_;
 };
 
+/// Runs `f`, turning a std::runtime_error from the file system (narrative/AtomicFile)
+/// into PackageError(Io) with the same message.
+template <typename F>
+decltype(auto) asPackageIo(F&& f) {
+    try {
+        return f();
+    } catch (const PackageError&) {
+        throw;
+    } catch (const std::runtime_error& e) {
+        throw PackageError(PackageError::Kind::Io, e.what());
+    }
+}
+
 } // namespace atrium::package

@@ -1,6 +1,7 @@
 // ContentPackage: save and open, signatures and tamper detection, locks, and the gate
 // on every edit - on real package files.
 
+#include "narrative/NarrativeDocument.h"
 #include "narrative/package/ContentPackage.h"
 #include "narrative/package/PackageError.h"
 #include "PackageTestSupport.h"
@@ -287,7 +288,7 @@ TEST(ContentPackage, BadPackagesNameTheEntry) {
     writeAll(dir / "good.atrium", good);
     putEntry(dir / "good.atrium", "narratives.json", "{\"broken\": ");
     message = errorOf([&] { ContentPackage::open(dir / "good.atrium"); }, PackageError::Kind::BadFile);
-    EXPECT_NE(message.find("entry 'narratives.json': is not valid JSON"), std::string::npos) << message;
+    EXPECT_NE(message.find("good.atrium: entry 'narratives.json': not valid JSON"), std::string::npos) << message;
 
     writeAll(dir / "good.atrium", good);
     removeEntry(dir / "good.atrium", "manifest.json");
@@ -355,4 +356,29 @@ TEST(PackageCrypto, KeysLocksAndSignatures) {
     EXPECT_EQ(fp[4], '-');
     EXPECT_EQ(fromBase64(toBase64(key.publicKey()))->size(), 32u);
     EXPECT_FALSE(fromBase64("not base64!"));
+}
+
+TEST(ContentPackage, NarrativesAreReadByTheirOwnReaderAndTheirMediaMustBeInside) {
+    ContentPackage p = sampleDraft();
+    narrative::NarrativeDocument document;
+    document.narratives.resize(1);
+    narrative::Node node;
+    node.title = "Atrium";
+    narrative::OverlayItem image;
+    image.kind = narrative::OverlayKind::Image;
+    image.media = "media/atrium.svg";
+    node.overlays.push_back(image);
+    narrative::insertNode(document.narratives[0], 0, node);
+    const std::string withOverlay = narrative::toJson(document).dump(2);
+    const EditResult missing = p.setNarrativesDocument(withOverlay);
+    EXPECT_NE(missing.error().find("media/atrium.svg"), std::string::npos) << missing.error();
+    ASSERT_TRUE(p.addFileBytes("media/atrium.svg", kSvg));
+    ASSERT_TRUE(p.setNarrativesDocument(withOverlay)) << p.setNarrativesDocument(withOverlay).error();
+    EXPECT_NE(p.removeFile("media/atrium.svg").error().find("overlay"), std::string::npos);
+    const EditResult wrongVersion = p.setNarrativesDocument(R"({"format": "atrium-narratives", "version": 9, "narratives": []})");
+    EXPECT_NE(wrongVersion.error().find("version"), std::string::npos) << wrongVersion.error();
+
+    ScratchFolder dir;
+    p.save(dir / "tour.atrium");
+    EXPECT_EQ(ContentPackage::open(dir / "tour.atrium").narrativesDocument(), withOverlay);
 }

@@ -1,7 +1,6 @@
 // The zip container against untrusted files: zip-slip, symlinks, duplicates, bombs,
 // corruption, limits; and atomic writing. Every case is a real zip file on disk.
 
-#include "narrative/package/AtomicFile.h"
 #include "narrative/package/PackageArchive.h"
 #include "narrative/package/PackageError.h"
 #include "PackageTestSupport.h"

@@ -1,14 +1,15 @@
 #pragma once
 // Writing files so that nothing on disk is lost: the bytes go to a temporary file
-// beside the target, which is flushed to disk (fsync) and then renamed over it; the
-// folder is synced too. A failure leaves the old file as it was and no temporary
-// behind, and says which file and why (PackageError, Kind::Io).
+// beside the target, created exclusively, which is flushed to disk (fsync) and then
+// renamed over it; the folder is synced too. A failure leaves the old file as it was
+// and no temporary behind, and throws std::runtime_error naming the file and why.
+// Used by every writer of documents and packages (narratives, content packages, keys).
 
 #include <filesystem>
 #include <string_view>
 #include <sys/types.h>
 
-namespace atrium::package {
+namespace atrium::narrative {
 
 /// A file written in pieces and renamed into place by commit(); destroyed without
 /// commit(), it leaves nothing behind.
@@ -36,7 +37,7 @@ void writeFileAtomically(const std::filesystem::path& file, std::string_view byt
 std::filesystem::path createTemporaryBeside(const std::filesystem::path& file, mode_t mode = 0644);
 
 /// fsync()s `file`, renames it to `target` and fsync()s target's folder. Removes
-/// `file` and throws PackageError(Io) on failure.
+/// `file` and throws on failure.
 void commitTemporary(const std::filesystem::path& file, const std::filesystem::path& target);
 
-} // namespace atrium::package
+} // namespace atrium::narrative

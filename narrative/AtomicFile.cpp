@@ -1,20 +1,19 @@
-#include "narrative/package/AtomicFile.h"
-
-#include "narrative/package/PackageError.h"
+#include "narrative/AtomicFile.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <random>
+#include <stdexcept>
 #include <utility>
 #include <unistd.h>
 
-namespace atrium::package {
+namespace atrium::narrative {
 
 namespace {
 
 [[noreturn]] void ioError(const std::filesystem::path& file, const std::string& what, int error) {
-    throw PackageError(PackageError::Kind::Io, file.string() + ": " + what + ": " + std::strerror(error));
+    throw std::runtime_error(file.string() + ": " + what + ": " + std::strerror(error));
 }
 
 void syncFolder(const std::filesystem::path& folder) {
@@ -42,7 +41,7 @@ std::filesystem::path createTemporaryBeside(const std::filesystem::path& file, m
             ::close(fd);
             return candidate;
         }
-        if (errno != EEXIST) ioError(candidate, "cannot create a temporary file", errno);
+        if (errno != EEXIST) ioError(file, "cannot create the temporary file " + candidate.string(), errno);
     }
     ioError(file, "cannot create a temporary file beside it", EEXIST);
 }
@@ -113,4 +112,4 @@ void writeFileAtomically(const std::filesystem::path& file, std::string_view byt
     out.commit();
 }
 
-} // namespace atrium::package
+} // namespace atrium::narrative
