@@ -145,13 +145,7 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
 void MainWindow::restartSimulation(const SimulationChoices& c) {
     if (!heart_) return;
     choices_ = c;
-    RunnerSettings rs;
-    rs.cycleSeconds = 60.0 / c.heartRateBpm;
-    rs.simulation = heart::HeartSimulationSettings::forParticleBudget(poolMl_, std::size_t(c.particleBudget));
-    rs.simulation.viscosity = c.viscosityMilliPaS * 1e-3;
-    rs.simulation.soundSpeed = c.soundSpeed;
-    rs.simulation.backend = c.cuda && sph::cudaBackendAvailable() ? sph::BackendKind::Cuda : sph::BackendKind::Cpu;
-    view_->setRunner(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
+    view_->setRunner(std::make_shared<SimulationRunner>(heart_, anatomy_, c.runnerSettings(poolMl_), playPause_->isChecked()));
 }
 
 void MainWindow::returnFocusToView() {

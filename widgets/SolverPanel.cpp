@@ -1,5 +1,7 @@
 #include "widgets/SolverPanel.h"
 
+#include "sim/sph/Backend.h"
+
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
 #include <QFormLayout>
@@ -59,6 +61,16 @@ SolverPanel::SolverPanel(const SimulationChoices& c, QWidget* parent) : QDialog(
     connect(buttons, &QDialogButtonBox::accepted, this, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
     form->addRow(buttons);
+}
+
+RunnerSettings SimulationChoices::runnerSettings(double bloodPoolMl) const {
+    RunnerSettings rs;
+    rs.cycleSeconds = 60.0 / heartRateBpm;
+    rs.simulation = heart::HeartSimulationSettings::forParticleBudget(bloodPoolMl, std::size_t(particleBudget));
+    rs.simulation.viscosity = viscosityMilliPaS * 1e-3;
+    rs.simulation.soundSpeed = soundSpeed;
+    rs.simulation.backend = cuda && sph::cudaBackendAvailable() ? sph::BackendKind::Cuda : sph::BackendKind::Cpu;
+    return rs;
 }
 
 SimulationChoices SolverPanel::choices() const {

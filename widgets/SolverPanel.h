@@ -21,6 +21,11 @@ struct SimulationChoices {
     double soundSpeed = 10.0;       ///< m/s (weak compressibility)
     bool cuda = false;              ///< GPU backend (only when one is present)
 
+    /// The runner's settings for a heart whose blood pool holds `bloodPoolMl`: the
+    /// particle spacing from the budget, the cycle from the rate, CUDA when asked and
+    /// present.
+    RunnerSettings runnerSettings(double bloodPoolMl) const;
+
     static constexpr int kMinParticles = 1000, kMaxParticles = 2000000;
     static constexpr double kMinRate = 30, kMaxRate = 200;
     static constexpr double kMinViscosity = 1.0, kMaxViscosity = 20.0;

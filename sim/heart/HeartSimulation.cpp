@@ -213,6 +213,7 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
 void HeartSimulation::startBeat() {
     filling_ = false;
     if (settings_.diastolicSuctionPa > 0.0) solver_->setMaxTension(float(settings_.diastolicSuctionPa));
+    suction_ = settings_.diastolicSuctionPa > 0.0;
 }
 
 double HeartSimulation::heartTime() const { return filling_ ? 0.0 : solver_->time() - beatStart_; }
@@ -355,6 +356,13 @@ void HeartSimulation::updateValves(double cycleFraction) {
     if (aorticPlane_ && v.aorticOpen != valves_.aorticOpen)
         solver_->setPlaneKind(*aorticPlane_, v.aorticOpen ? sph::PlaneKind::OneWay : sph::PlaneKind::Closed);
     valves_ = v;
+    // Suction while the ventricle fills, none while it contracts: tension left in the
+    // blood as systole squeezed it threw the heart-failure preset's apex blood at 20 m/s.
+    const bool suction = settings_.diastolicSuctionPa > 0.0 && v.mitralOpen;
+    if (suction != suction_) {
+        solver_->setMaxTension(suction ? std::optional<float>(float(settings_.diastolicSuctionPa)) : std::nullopt);
+        suction_ = suction;
+    }
 }
 
 void HeartSimulation::wallAtPose(std::size_t index) {
