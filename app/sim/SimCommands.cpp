@@ -2,6 +2,7 @@
 
 #include "app/sim/BenchmarkScenes.h"
 #include "app/sim/ParticleSnapshotWriter.h"
+#include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/sph/SceneFile.h"
@@ -15,6 +16,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <iomanip>
 #include <map>
@@ -227,6 +229,49 @@ int guarded(std::ostream& err, const std::function<int()>& body) {
     }
 }
 
+/// `atrium-sim heart --bake FILE`: bakes a beat of `loaded`'s blood with `hs` and writes
+/// it; prints what it cost (baking time per beat, bytes per particle-frame).
+int bakeHeart(const heart::HeartSource& source, const LoadedHeart& loaded, const heart::HeartSimulationSettings& hs,
+              const heart::BakeSettings& bake, const std::string& file, bool compact, std::ostream& out,
+              std::ostream& err) {
+    const std::string key = heart::flowCacheKey(
+        heart::heartCacheFile(source, heart::PipelineSettings::forBlood()).filename().string(),
+        loaded.report.cycleSeconds, hs, bake);
+    const bool tty = isatty(STDERR_FILENO) == 1;
+    int lastPercent = -1;
+    const auto t0 = std::chrono::steady_clock::now();
+    const heart::BakedBeat beat =
+        heart::bakeBeat(loaded.moving, loaded.report.cycleSeconds, loaded.anatomy, hs, bake, key, [&](double f) {
+            const int percent = int(100 * f);
+            if (percent != lastPercent && (tty || percent % 10 == 0)) {
+                err << (tty ? "\r" : "") << "heart: baking " << percent << "%" << (tty ? "\033[K" : "\n") << std::flush;
+                lastPercent = percent;
+            }
+            return true;
+        });
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (tty) err << "\n";
+    beat.save(file);
+    std::size_t particleFrames = 0;
+    for (int k = 0; k < beat.framesPerBeat(); ++k) particleFrames += beat.particles(k);
+    const auto bytes = std::filesystem::file_size(file);
+    const nlohmann::json r = {
+        {"baked", file},
+        {"frames_per_beat", beat.framesPerBeat()},
+        {"cycle_seconds", beat.cycleSeconds},
+        {"mean_particles", double(particleFrames) / beat.framesPerBeat()},
+        {"particle_spacing_mm", beat.particleSpacingMm},
+        {"bytes", bytes},
+        {"bytes_per_particle_frame", double(bytes) / double(std::max<std::size_t>(particleFrames, 1))},
+        {"position_step_mm", beat.positionStepMm()},
+        {"bake_seconds", seconds},
+        {"bake_seconds_per_beat", seconds / (std::ceil(bake.settleBeats) + 1.0)},
+        {"backend", hs.backend == sph::BackendKind::Cuda ? "cuda" : "cpu"},
+    };
+    out << (compact ? r.dump() : r.dump(2)) << "\n";
+    return 0;
+}
+
 } // namespace
 
 std::string usage() {
@@ -248,6 +293,9 @@ std::string usage() {
            "      inflow with the heart still first (Poyart 2016, 3.5.6; about a simulated second).\n"
            "      --out writes N (default 20) snapshots a beat: DIR/particles_<step>.vtp, DIR/wall_<step>.vtp\n"
            "      and their collections particles.pvd and wall.pvd (ParaView).\n"
+           "      --bake FILE [--frames-per-beat F] [--settle-beats S] simulates S beats (default 1), then\n"
+           "      one more, and writes F frames (default 60) of it to FILE: a baked beat the viewer plays in\n"
+           "      real time (atrium --flow-file FILE; format: docs/baked-flow.md). Replaces --beats and --out.\n"
            "  atrium-sim backends\n"
            "      Says which backends this build and machine can run.\n";
 }
@@ -429,7 +477,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const Options o = Options::parse(
             args,
             {"--phantom", "--volumes", "--meshes", "--isovalue", "--beats", "--particles", "--backend", "--cycle", "--fill",
-             "--out", "--outputs-per-beat"},
+             "--out", "--outputs-per-beat", "--bake", "--frames-per-beat", "--settle-beats"},
             {"--json"});
         if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
         const std::string fill = o.get("--fill").value_or("seeded");
@@ -443,6 +491,17 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const auto particles = std::size_t(o.integer("--particles", 15000, 100));
         const auto outputsPerBeat = o.integer("--outputs-per-beat", 20, 1);
         if (o.get("--outputs-per-beat") && !o.get("--out")) throw UsageError("--outputs-per-beat goes with --out");
+        const auto bakeFile = o.get("--bake");
+        if (!bakeFile && (o.get("--frames-per-beat") || o.get("--settle-beats")))
+            throw UsageError("--frames-per-beat and --settle-beats go with --bake");
+        if (bakeFile && (o.get("--out") || o.get("--beats"))) throw UsageError("--bake replaces --beats and --out");
+        heart::BakeSettings bake;
+        bake.framesPerBeat = int(o.integer("--frames-per-beat", 60, heart::BakedBeat::kMinFrames));
+        if (bake.framesPerBeat > heart::BakedBeat::kMaxFrames) throw UsageError("--frames-per-beat is at most 10000");
+        if (const auto settle = o.number("--settle-beats")) {
+            if (!(*settle >= 0.0)) throw UsageError("--settle-beats expects a number >= 0");
+            bake.settleBeats = *settle;
+        }
         std::optional<ParticleSnapshotWriter> writer;
         if (const auto dir = o.get("--out")) writer.emplace(*dir);
 
@@ -465,6 +524,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
         heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backendFrom(o));
         if (fill == "emitter") hs.fill = heart::HeartSimulationSettings::Fill::Emitter;
+        if (bakeFile) return bakeHeart(source, loaded, hs, bake, *bakeFile, o.get("--json").has_value(), out, err);
         heart::HeartSimulation sim(loaded.moving, report.cycleSeconds, loaded.anatomy, hs);
         const sph::Solver& solver = sim.solver();
         err << "heart: " << solver.particleCount() << " particles at " << hs.particleSpacingMm << " mm on "

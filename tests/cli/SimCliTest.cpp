@@ -1,5 +1,6 @@
 // atrium-sim run / bench as a user calls them (in-process, same code as main()).
 #include "app/sim/SimCommands.h"
+#include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPhantom.h"
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
@@ -250,4 +251,33 @@ TEST(SimCli, HeartNamesTheMissingInput) {
     EXPECT_NE(r.err.find("/nonexistent"), std::string::npos) << r.err;
     EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--meshes", "x"}).code, 1) << "two sources";
     EXPECT_EQ(run(heartCommand, {"--phantom", "nosuch"}).code, 2) << "unknown preset";
+}
+
+TEST(SimCli, HeartBakesABeatTheViewerCanPlay) {
+    const fs::path dir = tempDir("heart-bake"), cache = tempDir("heart-bake-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    fs::create_directories(dir);
+    heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
+    p.voxelSizeMm = 2.0;
+    p.phases = 4;
+    heart::writeVolumeSeries(heart::HeartPhantom(p).generate(), (dir / "heart_%02d.vti").string());
+    const std::string pattern = (dir / "heart_%02d.vti").string(), file = (dir / "beat.atriumflow").string();
+    const Result r = run(heartCommand, {"--volumes", pattern, "--particles", "600", "--bake", file, "--settle-beats",
+                                        "0", "--frames-per-beat", "4", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["frames_per_beat"], 4);
+    EXPECT_NEAR(j["bytes_per_particle_frame"].get<double>(), 16.0, 1.0);
+    EXPECT_GT(j["bake_seconds_per_beat"].get<double>(), 0.0);
+    const heart::BakedBeat beat = heart::BakedBeat::load(file);
+    EXPECT_EQ(beat.framesPerBeat(), 4);
+    EXPECT_GT(beat.particles(0), 100u);
+    EXPECT_NE(beat.key.find("heart-"), std::string::npos) << "the key names the heart's cache entry";
+    EXPECT_NE(r.err.find("baking 100%"), std::string::npos) << "progress on stderr";
+
+    EXPECT_EQ(run(heartCommand, {"--frames-per-beat", "4"}).code, 1) << "--frames-per-beat without --bake";
+    EXPECT_EQ(run(heartCommand, {"--bake", file, "--beats", "2"}).code, 1);
+    EXPECT_EQ(run(heartCommand, {"--bake", file, "--frames-per-beat", "1"}).code, 1);
+    fs::remove_all(dir);
+    fs::remove_all(cache);
 }
