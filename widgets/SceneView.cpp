@@ -216,8 +216,9 @@ void SceneView::initializeGL() {
     // Drawing in software competes with the simulation for the same cores: measured on
     // 2 cores, the simulation at normal priority held the view at ~17 fps.
     const auto* renderer = reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER));
-    const std::string name = renderer ? renderer : "";
-    softwareRenderer_ = name.find("llvmpipe") != std::string::npos || name.find("softpipe") != std::string::npos;
+    glRenderer_ = renderer ? renderer : "";
+    softwareRenderer_ =
+        glRenderer_.find("llvmpipe") != std::string::npos || glRenderer_.find("softpipe") != std::string::npos;
     if (runner_ && softwareRenderer_) runner_->yieldToDrawing();
     window_ = new osgViewer::GraphicsWindowEmbedded(0, 0, width(), height());
     viewer_->getCamera()->setGraphicsContext(window_.get());

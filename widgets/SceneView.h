@@ -23,6 +23,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
+#include <string>
 #include <utility>
 
 namespace osg {
@@ -74,6 +75,8 @@ public:
     /// Whether OpenGL draws in software here (Mesa llvmpipe or softpipe); known once the
     /// view has been shown.
     bool softwareRenderer() const { return softwareRenderer_; }
+    /// The OpenGL renderer's name (GL_RENDERER), known once the view is shown.
+    const std::string& glRenderer() const { return glRenderer_; }
     SimulationRunner* runner() const { return runner_.get(); }
 
     /// Switches among uSim, first-person and orbit, keeping the pose.
@@ -195,6 +198,7 @@ private:
     std::deque<double> frameTimes_;
     bool captured_ = false;
     bool softwareRenderer_ = false;
+    std::string glRenderer_;
     std::unique_ptr<VideoRecorder> recorder_;
     QElapsedTimer recordClock_;
 };

@@ -9,6 +9,8 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QMessageBox>
+#include <QOpenGLContext>
 #include <QRegularExpression>
 #include <QSurfaceFormat>
 #include <QTimer>
@@ -144,6 +146,17 @@ int main(int argc, char** argv) {
         else fail("--fluid expects spheres or surface, got '" + f + "'");
     }
 
+    // Without an OpenGL context Qt crashes in its own backing store when the 3D view is
+    // shown (seen under Xvfb without GLX): say what is missing and stop instead.
+    if (QOpenGLContext probe; !probe.create()) {
+        const QString why = "no OpenGL context can be created on this display (Qt platform '" +
+                            QGuiApplication::platformName() +
+                            "'); the 3D view needs OpenGL 3.3. Under Xvfb, Mesa's GLX provides it (Debian package "
+                            "libgl1-mesa-dri).";
+        if (!headless) QMessageBox::critical(nullptr, "Atrium", why);
+        fail(why, 4);
+    }
+
     widgets::MainWindow window(options);
     widgets::SceneView* view = window.sceneView();
     if (headless) {
@@ -202,6 +215,8 @@ int main(int argc, char** argv) {
                                     {"paint_ms_p50", percentile(paint, 0.5)},
                                     {"sim_steps_per_s", snap->stepsPerSecond},
                                     {"software_renderer", view->softwareRenderer()},
+                                    {"gl_renderer", view->glRenderer()},
+                                    {"backend", snap->backend},
                                     {"sim_thread_nice", view->runner() ? view->runner()->threadNiceness() : 0}}
                          .dump()
                   << std::endl;
