@@ -206,7 +206,8 @@ ATRIUM_HD WallNeighbourhood wallsNear(const DeviceStep& s, Vec3 p) {
 /// The neighbour masks handed from the density pass to the force pass: per row of
 /// candidates (kCandidateRows, row-major: bits[row * stride + i]), bit k set when the
 /// row's k-th candidate is a neighbour of i (j != i, within h). A row of more than 64
-/// candidates sets bit `row` of overflow[i] instead, and the force pass scans that row.
+/// candidates sets bit `row` of overflow[i] (its bits are then meaningless), and the
+/// force pass scans that row.
 /// With the masks, the force pass visits only neighbours: scanning all candidates
 /// there left most lanes of a warp idle while a few computed a pair.
 struct NeighbourMasks {
@@ -232,14 +233,12 @@ ATRIUM_HD float fluidDensityAt(const DeviceStep& s, const std::uint32_t* __restr
         candidates.forEach([&](std::uint32_t j) {
             const float r2 = lengthSquared(pi - xyz(pos[j]));
             sum += k.poly6W(r2);
-            if (r2 < k.h2 && j != i) {
-                if (n < 64)
-                    bits |= std::uint64_t(1) << n;
-                else
-                    overflow |= 1u << row;
-            }
+            // Without a branch: past 64 candidates the shift wraps, and the row is
+            // marked for a scan below whatever the bits say.
+            bits |= std::uint64_t(r2 < k.h2 && j != i) << (n & 63u);
             ++n;
         });
+        if (n > 64) overflow |= 1u << row;
         masks.bits[std::size_t(row) * masks.stride + i] = bits;
     }
     masks.overflow[i] = overflow;

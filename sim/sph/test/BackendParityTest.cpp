@@ -322,3 +322,12 @@ TEST(CudaParity, PulsingSphereWallInZOrderOnMirroredWalls) {
     s.parameters.wallPressure = WallPressure::Mirrored;
     expectParity(s, 60, 2e-4f);
 }
+
+// h = 3.5 spacings: a row of three cells holds ~130 candidates, past the 64 that the
+// neighbour masks hold, so the force pass scans those rows (CudaBackend.cuh).
+TEST(CudaParity, WideKernelRowsOfMoreThan64Candidates) {
+    ATRIUM_REQUIRE_CUDA();
+    Scene s = damScene();
+    s.parameters.kernelRadius = 3.5f * kSpacing;
+    expectParity(s, 20, 2e-4f);
+}
