@@ -271,14 +271,16 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
     const float2 rpI = rhoP[i];
     const float rhoI = rpI.x, pI = rpI.y;
     Vec3 a, av; // av: artificial viscosity, already an acceleration
-    const auto pair = [&](std::uint32_t j, Vec3 rij, float r2) {
+    // pos[j].w and vel[j].w hold j's density and pressure (wallKernel).
+    const auto pair = [&](std::uint32_t j, float4 posJ, float r2) {
         ++pairs;
+        const Vec3 rij = pi - xyz(posJ);
         const float dist = sqrtf(r2);
-        const float2 rpJ = rhoP[j];
-        const float rhoJ = rpJ.x;
+        const float4 velJ = vel[j];
+        const float rhoJ = posJ.w;
         const float massOverRhoJ = s.mass / rhoJ;
-        const Vec3 vj = xyz(vel[j]);
-        a -= k.spikyGradient(rij, dist) * (s.pressureGradientScale * massOverRhoJ * (pI + rpJ.y));
+        const Vec3 vj = xyz(velJ);
+        a -= k.spikyGradient(rij, dist) * (s.pressureGradientScale * massOverRhoJ * (pI + velJ.w));
         a += (vj - vi) * (s.viscosity * massOverRhoJ * k.viscosityLaplacian(dist));
         const float vDotX = dot(vi - vj, rij);
         av -= k.spikyGradient(rij, dist) *
@@ -290,16 +292,16 @@ ATRIUM_HD Vec3 accelerationAt(const DeviceStep& s, const std::uint32_t* __restri
         const CandidateRow candidates = rows.at(row, cellStart, zRank);
         if (overflow & (1u << row)) { // more than 64 candidates: scan the row
             candidates.forEach([&](std::uint32_t j) {
-                const Vec3 rij = pi - xyz(pos[j]);
-                const float r2 = lengthSquared(rij);
-                if (r2 < k.h2 && j != i) pair(j, rij, r2);
+                const float4 posJ = pos[j];
+                const float r2 = lengthSquared(pi - xyz(posJ));
+                if (r2 < k.h2 && j != i) pair(j, posJ, r2);
             });
             continue;
         }
         for (std::uint64_t bits = masks.bits[std::size_t(row) * masks.stride + i]; bits != 0; bits &= bits - 1) {
             const std::uint32_t j = candidates.at(std::uint32_t(lowestBit(bits)));
-            const Vec3 rij = pi - xyz(pos[j]);
-            pair(j, rij, lengthSquared(rij));
+            const float4 posJ = pos[j];
+            pair(j, posJ, lengthSquared(pi - xyz(posJ)));
         }
     }
     a += xyz(wall[i]);
