@@ -108,6 +108,24 @@ bool moveNode(Narrative& n, std::size_t from, std::size_t to) {
     return true;
 }
 
+ViewState viewStateAt(const Narrative& n, std::size_t node) {
+    ViewState v;
+    for (std::size_t k = 0; k <= node && k < n.nodes.size(); ++k) {
+        const ViewState& s = n.nodes[k].view;
+        if (s.heartRunning) v.heartRunning = s.heartRunning;
+        // A phase belongs to the hold that sets it: a node that lets the heart beat again drops it.
+        if (s.heartPhase || s.heartRunning) v.heartPhase = s.heartPhase;
+        if (s.heartRateBpm) v.heartRateBpm = s.heartRateBpm;
+        if (s.colouring) v.colouring = s.colouring;
+        if (s.fluid) v.fluid = s.fluid;
+        if (s.wallOpacity) v.wallOpacity = s.wallOpacity;
+        if (s.clipping) v.clipping = s.clipping;
+        if (s.wireframe) v.wireframe = s.wireframe;
+        if (s.bloodVisible) v.bloodVisible = s.bloodVisible;
+    }
+    return v;
+}
+
 std::optional<std::string> validate(const Narrative& n, const std::string& where) {
     const std::size_t expected = n.nodes.empty() ? 0 : n.nodes.size() - 1;
     if (n.transitions.size() != expected)

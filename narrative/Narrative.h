@@ -137,6 +137,12 @@ bool removeNode(Narrative& narrative, std::size_t at);
 /// positions (the flight from the 2nd to the 3rd node keeps its duration).
 bool moveNode(Narrative& narrative, std::size_t from, std::size_t to);
 
+/// The view state in force at node `node` when the narrative is played from its start:
+/// each field as the last node up to and including `node` that sets it left it (absent
+/// when none does). What a jump to `node` applies, so that jumping shows what playing
+/// would have shown.
+ViewState viewStateAt(const Narrative& narrative, std::size_t node);
+
 // Stable names used in documents ("label-3d", "density-error", ...).
 std::string_view toString(OverlayKind kind);
 std::string_view toString(BloodColouring colouring);

@@ -4,6 +4,7 @@
 #include "widgets/ControlBar.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
+#include "widgets/NarrativeWorkspace.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
@@ -55,6 +56,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     buildActions();
     buildMenus();
     buildControlBar();
+    buildNarratives();
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
     resize(1280, 800);
     readSettings();
@@ -347,6 +349,10 @@ void MainWindow::writeSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
+    if (!narratives_->maybeSave()) { // unsaved narratives: the author may cancel
+        e->ignore();
+        return;
+    }
     writeSettings();
     QMainWindow::closeEvent(e);
 }

@@ -5,6 +5,7 @@
 // (QSettings: geometry, last heart, navigation mode, colouring, blood rendering, wall
 // opacity).
 
+#include "narrative/Narrative.h"
 #include "sim/heart/HeartPipeline.h"
 #include "widgets/SceneView.h"
 #include "widgets/SolverPanel.h"
@@ -26,6 +27,7 @@ namespace atrium::widgets {
 
 class ControlBar;
 class HeartLoader;
+class NarrativeWorkspace;
 class HelpOverlay;
 struct LoadedHeart;
 class SceneView;
@@ -56,6 +58,13 @@ public:
     /// or cancelled load.
     void loadHeart(const heart::HeartSource& source);
     HeartLoader* heartLoader() const { return loader_; }
+    /// Narratives: their document, playback, bar and editor.
+    NarrativeWorkspace* narratives() const { return narratives_; }
+    /// Applies a narrative node's view state: every field set replaces what is on screen
+    /// (the actions and controls follow); a heart held at a phase beats on until there.
+    void applyViewState(const narrative::ViewState& state);
+    /// The view state on screen, every field set (for a node added from the view).
+    narrative::ViewState currentViewState() const;
     /// Restarts the blood of the current heart with `choices`.
     void restartSimulation(const SimulationChoices& choices);
     const SimulationChoices& simulationChoices() const { return choices_; }
@@ -75,6 +84,7 @@ private:
     void buildActions();
     void buildMenus();
     void buildControlBar();
+    void buildNarratives(); // MainWindowNarratives.cpp
     void showLoadedHeart(const LoadedHeart& heart);
     /// After a dialog or menu: the window active again and the view holding the keys.
     void returnFocusToView();
@@ -109,6 +119,8 @@ private:
     QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
     QMenu* colourMenu_ = nullptr;
+    QMenu* fileMenu_ = nullptr;
+    NarrativeWorkspace* narratives_ = nullptr;
     std::vector<std::pair<QAction*, QString>> presets_;
 };
 

@@ -51,7 +51,8 @@ QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& ke
 } // namespace
 
 void MainWindow::buildActions() {
-    playPause_ = makeAction(this, "Pause", Qt::Key_P, "Pause or resume the blood", true);
+    // P plays narratives (docs/narratives.md); the blood pauses with Shift+P.
+    playPause_ = makeAction(this, "Pause", QKeySequence(Qt::SHIFT | Qt::Key_P), "Pause or resume the blood", true);
     playPause_->setIcon(toggleIcon("pause", "play"));
     connect(playPause_, &QAction::toggled, this, [this](bool paused) {
         playPause_->setText(paused ? "Play" : "Pause");
@@ -88,7 +89,8 @@ void MainWindow::buildActions() {
         if (help_->isVisible()) return help_->hide();
         help_->showShortcuts(menuBar());
     });
-    screenshot_ = makeAction(this, "Screenshot...", QKeySequence::Save, "Save the view as a PNG image of any size");
+    // Ctrl+S saves the narratives (the document being authored); F12 takes a screenshot.
+    screenshot_ = makeAction(this, "Screenshot...", Qt::Key_F12, "Save the view as a PNG image of any size");
     screenshot_->setIcon(icon("screenshot"));
     connect(screenshot_, &QAction::triggered, this, &MainWindow::saveScreenshot);
     record_ = makeAction(this, "Record video", QKeySequence(Qt::CTRL | Qt::Key_R),
@@ -166,6 +168,7 @@ void MainWindow::buildActions() {
 
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
+    fileMenu_ = file;
     QMenu* phantoms = file->addMenu("Synthetic heart");
     for (auto& [a, name] : presets_) phantoms->addAction(a);
     file->addAction(loadVolumes_);

@@ -7,6 +7,7 @@
 #include "widgets/HudOverlay.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "widgets/WallAnchor.h"
 #include "widgets/WorkerPool.h"
 
 #include <QCursor>
@@ -29,7 +30,7 @@
 namespace atrium::widgets {
 namespace {
 
-constexpr double kFieldOfViewDeg = 40.0;
+constexpr double kFieldOfViewDeg = SceneView::kFieldOfViewDeg;
 
 std::optional<narrative::Key> keyRole(int qtKey) {
     using narrative::Key;
@@ -242,8 +243,7 @@ void SceneView::resizeEvent(QResizeEvent* e) {
     showLegend();
 }
 
-void SceneView::applyCamera(int w, int h) {
-    const narrative::CameraPose& pose = camera_.pose();
+void SceneView::applyCamera(int w, int h, const narrative::CameraPose& pose) {
     const narrative::Vec3 eye = pose.position();
     viewer_->getCamera()->setViewMatrixAsLookAt(toOsg(eye), toOsg(eye + pose.forward()), toOsg(pose.up()));
     // Near and far from the heart's size: the camera may fly inside the ventricle.
@@ -256,7 +256,7 @@ void SceneView::paintGL() {
     const auto t0 = std::chrono::steady_clock::now();
     const auto [pw, ph] = pixels(width(), height());
     window_->setDefaultFboId(defaultFramebufferObject());
-    applyCamera(pw, ph);
+    applyCamera(pw, ph, camera_.pose());
     viewer_->frame();
     if (recorder_) captureVideoFrame(pw, ph);
     frameTimes_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
@@ -285,7 +285,7 @@ void SceneView::captureVideoFrame(int pw, int ph) {
     recorder_->addFrame(std::move(rgba), recordClock_.elapsed() / 1000.0, true);
 }
 
-QImage SceneView::renderImage(QSize size) {
+QImage SceneView::renderImage(QSize size, const std::optional<narrative::CameraPose>& from) {
     if (size.width() < 1 || size.height() < 1 || size.width() > kMaxImageSide || size.height() > kMaxImageSide)
         throw std::invalid_argument("image size must be between 1x1 and " + std::to_string(kMaxImageSide) + "x" +
                                     std::to_string(kMaxImageSide) + " pixels");
@@ -299,7 +299,7 @@ QImage SceneView::renderImage(QSize size) {
     viewer_->getCamera()->setViewport(0, 0, size.width(), size.height());
     blood_->setViewportHeight(size.height());
     fluid_->resize(size.width(), size.height()); // restored by resizeGL below
-    applyCamera(size.width(), size.height());
+    applyCamera(size.width(), size.height(), from ? *from : camera_.pose());
     viewer_->frame();
     QImage image = fbo.toImage();
     fbo.release();
@@ -308,10 +308,31 @@ QImage SceneView::renderImage(QSize size) {
     return image;
 }
 
+std::optional<QPointF> SceneView::project(const narrative::Vec3& p, QSizeF size) const {
+    const narrative::CameraPose& pose = camera_.pose();
+    const narrative::Vec3 d = p - pose.position();
+    const double depth = dot(d, pose.forward());
+    if (depth <= heartRadius_ * 0.005 || size.height() <= 0) return std::nullopt; // the near plane of applyCamera
+    const double t = std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0);
+    const double aspect = size.width() / size.height();
+    const double x = dot(d, pose.right()) / (depth * t * aspect), y = dot(d, pose.up()) / (depth * t);
+    return QPointF((x + 1.0) * 0.5 * size.width(), (1.0 - y) * 0.5 * size.height());
+}
+
+std::optional<narrative::Vec3> SceneView::pickWall(QPointF position) const {
+    if (!shown_ || width() <= 0 || height() <= 0) return std::nullopt;
+    const narrative::CameraPose& pose = camera_.pose();
+    const double t = std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0);
+    const double x = 2.0 * position.x() / width() - 1.0, y = 1.0 - 2.0 * position.y() / height();
+    const narrative::Vec3 ray = pose.forward() + pose.right() * (x * t * width() / height()) + pose.up() * (y * t);
+    return intersectWall(shown_->wallVertexMm, shown_->wallTriangles, pose.position(), ray);
+}
+
 void SceneView::advanceFrame() {
     double dt = fixedDt_ ? *fixedDt_ : clock_.restart() / 1000.0;
     dt = std::clamp(dt, 0.0, 0.1); // a stalled frame must not fling the camera
     camera_.update(dt);
+    Q_EMIT cameraAdvanced(dt);
     ++ticks_;
     takeSnapshot();
     if (clipping_) updateClipPlane();

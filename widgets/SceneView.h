@@ -99,6 +99,8 @@ public:
     /// Cuts away the half of the wall nearer the camera, the cut through the heart's
     /// centre shifted by `offset` times its radius (-1..1).
     void setClipping(bool on, double offset = 0.0);
+    bool clipping() const { return clipping_; }
+    double clipOffset() const { return clipOffset_; }
     void setBloodVisible(bool visible);
     void setFluidMode(FluidMode mode);
     FluidMode fluidMode() const { return fluidMode_; }
@@ -120,7 +122,19 @@ public:
 
     /// Renders the view at `size` (any size up to kMaxImageSide) into an image,
     /// without the overlays. Throws std::invalid_argument for a bad size.
-    QImage renderImage(QSize size);
+    /// With `from`, renders from that pose instead of the camera's (a narrative node's
+    /// thumbnail).
+    QImage renderImage(QSize size, const std::optional<narrative::CameraPose>& from = std::nullopt);
+
+    /// Vertical field of view of the camera, degrees.
+    static constexpr double kFieldOfViewDeg = 40.0;
+    /// Where the world point `worldMm` appears in a picture of `size` (e.g. the widget's
+    /// size, or a screenshot's) taken from the current camera: pixels from the top-left
+    /// corner, or nullopt when it lies behind the near plane.
+    std::optional<QPointF> project(const narrative::Vec3& worldMm, QSizeF size) const;
+    /// The nearest point of the shown heart wall under `position` (widget pixels), or
+    /// nullopt when the ray from the camera through it misses the wall.
+    std::optional<narrative::Vec3> pickWall(QPointF position) const;
 
     /// Starts recording every rendered frame of the view (at 30 fps, its pixel size)
     /// to `path`. Throws std::runtime_error naming the file when it cannot be written.
@@ -132,6 +146,9 @@ public:
 
 Q_SIGNALS:
     void frameRendered();
+    /// Every frame after the camera controllers moved by `dt` seconds and before the
+    /// view is drawn: a narrative being played sets the camera's pose here.
+    void cameraAdvanced(double dt);
     void mouseCaptureChanged(bool captured);
     void statusMessage(const QString& text);
 
@@ -151,7 +168,7 @@ protected:
 private:
     void advanceFrame();
     void takeSnapshot();
-    void applyCamera(int width, int height);
+    void applyCamera(int width, int height, const narrative::CameraPose& pose);
     void send(const narrative::InputEvent& event);
     void updateCursor();
     void updateClipPlane();

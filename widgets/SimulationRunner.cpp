@@ -1,5 +1,6 @@
 #include "widgets/SimulationRunner.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <exception>
@@ -38,9 +39,22 @@ std::string SimulationRunner::failure() const {
 }
 
 void SimulationRunner::setPaused(bool paused) {
+    holdPhase_ = -1.0;
     paused_ = paused;
     if (state_ == State::Running || state_ == State::Paused) state_ = paused ? State::Paused : State::Running;
     wake_.notify_all();
+}
+
+void SimulationRunner::holdAtPhase(double phase) {
+    holdPhase_ = std::clamp(phase - std::floor(phase), 0.0, std::nextafter(1.0, 0.0));
+    paused_ = false;
+    if (state_ == State::Running || state_ == State::Paused) state_ = State::Running;
+    wake_.notify_all();
+}
+
+std::optional<double> SimulationRunner::pendingHold() const {
+    const double phase = holdPhase_.load();
+    return phase >= 0.0 ? std::optional<double>(phase) : std::nullopt;
 }
 
 void SimulationRunner::stepOnce() {
@@ -96,7 +110,20 @@ void SimulationRunner::run() {
                     }
                     const bool single = paused_ && pendingSteps_ > 0;
                     if (single) --pendingSteps_;
+                    const double cyclesBefore = sim.heartTime() / settings_.cycleSeconds;
                     sim.step();
+                    // A hold is reached when this step carried the phase over it.
+                    bool held = false;
+                    if (const double hold = holdPhase_.load(); hold >= 0.0 && !sim.filling()) {
+                        const double cyclesAfter = sim.heartTime() / settings_.cycleSeconds;
+                        const double target = std::floor(cyclesBefore) + hold;
+                        if ((cyclesBefore < target && cyclesAfter >= target) || cyclesAfter >= target + 1.0) {
+                            holdPhase_ = -1.0;
+                            paused_ = true;
+                            state_ = State::Paused;
+                            held = true;
+                        }
+                    }
                     ++rateSteps;
                     const auto now = Clock::now();
                     const double sinceRate = std::chrono::duration<double>(now - rateStart).count();
@@ -107,7 +134,7 @@ void SimulationRunner::run() {
                         rateStart = now;
                         rateSimStart = sim.solver().time();
                     }
-                    if (single ||
+                    if (single || held ||
                         std::chrono::duration<double, std::milli>(now - lastPublish).count() >= settings_.publishIntervalMs) {
                         publish(sim, stepsPerSecond, realTimeFactor);
                         lastPublish = now;

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -93,6 +94,12 @@ public:
     bool paused() const { return paused_.load(); }
     /// While paused: advance one sub-step and publish.
     void stepOnce();
+    /// Lets the heart beat on (resuming it if paused) until it reaches the cycle phase
+    /// `phase` (0..1), then pauses there: a narrative node that freezes the heart at
+    /// end-systole. A later call, or setPaused(), replaces a hold not yet reached.
+    void holdAtPhase(double phase);
+    /// The phase a hold is waiting for, if any.
+    std::optional<double> pendingHold() const;
     /// Lowers the simulation thread's priority for good (Linux nice +5): for a software
     /// rasteriser, which draws on the same cores, so that the view stays fluid at the
     /// price of simulation steps (docs/PERFORMANCE.md). Unprivileged users cannot raise
@@ -129,6 +136,7 @@ private:
     std::string lastBlowUp_;
     std::atomic<std::uint64_t> publications_{0};
     std::atomic<bool> paused_{false};
+    std::atomic<double> holdPhase_{-1.0}; // < 0: no hold pending
     std::atomic<bool> stop_{false};
     std::atomic<int> pendingSteps_{0};
     std::atomic<State> state_{State::Preparing};

@@ -271,3 +271,23 @@ TEST(NarrativeDocument, FailedSaveLeavesTheOldFile) {
     }
     EXPECT_THROW(loadNarrativeDocument(dir.path / "absent.json"), NarrativeDocumentError);
 }
+
+TEST(NarrativeDocument, TheShippedTourLoads) {
+    // content/narratives: what the docs and UI tests use. At least 4 nodes; text, image
+    // and 3D-label overlays; a node that holds the heart at end-systole (phase 0.35).
+    const NarrativeDocument d =
+        loadNarrativeDocument(fs::path(ATRIUM_SOURCE_DIR) / "content/narratives/phantom-tour.narratives.json");
+    ASSERT_EQ(d.narratives.size(), 1u);
+    const Narrative& n = d.narratives[0];
+    EXPECT_GE(n.nodes.size(), 4u);
+    bool text = false, image = false, label = false, endSystole = false;
+    for (const Node& node : n.nodes) {
+        for (const OverlayItem& item : node.overlays) {
+            text = text || item.kind == OverlayKind::Text;
+            image = image || item.kind == OverlayKind::Image;
+            label = label || item.kind == OverlayKind::Label3D;
+        }
+        endSystole = endSystole || (node.view.heartRunning == false && node.view.heartPhase == 0.35);
+    }
+    EXPECT_TRUE(text && image && label && endSystole);
+}

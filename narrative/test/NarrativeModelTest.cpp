@@ -126,3 +126,25 @@ TEST(NarrativeModel, NamesRoundTrip) {
     for (FluidDrawing f : {FluidDrawing::Spheres, FluidDrawing::Surface}) EXPECT_EQ(fluidDrawingFromString(toString(f)), f);
     EXPECT_FALSE(overlayKindFromString("Text"));
 }
+
+TEST(NarrativeModel, ViewStateAtANodeIsWhatPlayingLeft) {
+    Narrative n = abc();
+    n.nodes[0].view.colouring = BloodColouring::Speed;
+    n.nodes[0].view.clipping = Clipping{true, 0.2};
+    n.nodes[1].view.heartRunning = false;
+    n.nodes[1].view.heartPhase = 0.35;
+    n.nodes[1].view.clipping = Clipping{false, 0.0};
+    n.nodes[2].view.heartRunning = true;
+    n.nodes[2].view.wallOpacity = 0.5;
+    EXPECT_EQ(viewStateAt(n, 0), n.nodes[0].view);
+    const ViewState second = viewStateAt(n, 1);
+    EXPECT_EQ(second.colouring, BloodColouring::Speed) << "kept from node 0";
+    EXPECT_EQ(second.clipping, (Clipping{false, 0.0})) << "replaced by node 1";
+    EXPECT_EQ(second.heartPhase, 0.35);
+    const ViewState third = viewStateAt(n, 2);
+    EXPECT_EQ(third.heartRunning, true);
+    EXPECT_FALSE(third.heartPhase) << "beating again: the hold's phase is gone";
+    EXPECT_EQ(third.wallOpacity, 0.5);
+    EXPECT_EQ(third.colouring, BloodColouring::Speed);
+    EXPECT_TRUE(viewStateAt(Narrative{}, 3).empty());
+}

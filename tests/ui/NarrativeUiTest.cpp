@@ -1,0 +1,379 @@
+// Narratives in a real window (under Xvfb in CI): playing a tour moves the camera
+// through every node's pose and hands it back without a jump; overlays show at the
+// player's alpha; the editor adds, reorders, removes, undoes and redoes; a failed open
+// keeps the document; a node's view state is applied; 3D labels stay on their point of
+// the wall as seen from the moving camera.
+
+#include "narrative/NarrativeDocument.h"
+#include "widgets/MainWindow.h"
+#include "widgets/NarrativeBar.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativePlayback.h"
+#include "widgets/NarrativeWorkspace.h"
+#include "widgets/OverlayLayer.h"
+#include "widgets/SceneView.h"
+#include "widgets/SimulationRunner.h"
+#include "widgets/VideoRecorder.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QDir>
+#include <QElapsedTimer>
+#include <QTest>
+#include <QUndoStack>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+
+using namespace atrium;
+using widgets::MainWindow;
+using widgets::SceneView;
+
+namespace {
+
+const std::string kTour = std::string(ATRIUM_SOURCE_DIR) + "/content/narratives/phantom-tour.narratives.json";
+
+bool waitFor(const std::function<bool()>& done, double seconds) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > seconds * 1000) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QTest::qWait(5);
+    }
+    return true;
+}
+
+std::unique_ptr<MainWindow> openViewer() {
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.particleBudget = 3000;
+    options.persistSettings = false;
+    options.headless = true;
+    auto w = std::make_unique<MainWindow>(options);
+    w->resize(960, 720);
+    w->show();
+    EXPECT_TRUE(waitFor([&] { return w->sceneView()->framesWithBlood() >= 2; }, 240)) << "no blood drawn";
+    return w;
+}
+
+void expectPose(const narrative::CameraPose& a, const narrative::CameraPose& b, double tolerance) {
+    EXPECT_LT(length(a.position() - b.position()), tolerance);
+    EXPECT_LT(std::abs(narrative::wrapAngle(a.yaw() - b.yaw())), tolerance);
+    EXPECT_LT(std::abs(a.pitch() - b.pitch()), tolerance);
+}
+
+/// The content tour with short times, so that a test plays it in seconds; node 2 waits
+/// for a key.
+narrative::Narrative shortTour() {
+    narrative::Narrative n = narrative::loadNarrativeDocument(kTour).narratives.at(0);
+    for (narrative::Node& node : n.nodes) {
+        node.dwell = 0.4;
+        node.fadeIn = node.fadeOut = 0.2;
+        node.waitForKey = false;
+        node.view = {};
+    }
+    n.nodes[1].waitForKey = true;
+    for (narrative::Transition& t : n.transitions) t = {0.6, {}};
+    return n;
+}
+
+/// A document with `narrative` in the window's editor.
+void useNarrative(MainWindow& w, const narrative::Narrative& n) {
+    const auto dir = std::filesystem::temp_directory_path() / "atrium-narrative-ui";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    std::filesystem::copy(std::filesystem::path(kTour).parent_path() / "media", dir / "media");
+    narrative::NarrativeDocument d;
+    d.narratives = {n};
+    narrative::saveNarrativeDocument(d, dir / "short.narratives.json");
+    QString error;
+    ASSERT_TRUE(w.narratives()->openFile(QString::fromStdString((dir / "short.narratives.json").string()), &error)) << error.toStdString();
+}
+
+} // namespace
+
+TEST(Narratives, PlayingATourReachesEveryNodesPoseAndHandsTheCameraBack) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    w->activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(w.get()));
+    const narrative::Narrative tour = shortTour();
+    useNarrative(*w, tour);
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    v->setFixedFrameTime(0.1); // the largest step the view takes: the test runs fast
+    const narrative::CameraPose start = v->camera().pose();
+
+    w->narratives()->playAction()->trigger(); // P
+    ASSERT_TRUE(playback->playing());
+    // The flight in starts where the camera was: no jump.
+    expectPose(playback->frame().pose, start, 1e-9);
+    for (int k = 0; k < int(tour.nodes.size()); ++k) {
+        ASSERT_TRUE(waitFor([&] { return playback->frame().node == k && playback->frame().stage != narrative::PlayerStage::Transition; }, 60))
+            << "never reached node " << k;
+        // At the node the camera is exactly there (the view's frame has set it).
+        QTest::qWait(30);
+        if (playback->frame().node == k && playback->frame().stage != narrative::PlayerStage::Transition)
+            expectPose(v->camera().pose(), tour.nodes[std::size_t(k)].pose, 1e-9);
+        if (k == 1) {
+            // Node 2 waits for a key: still there a while later, then any key continues.
+            QTest::qWait(1500);
+            EXPECT_EQ(playback->frame().node, 1);
+            EXPECT_EQ(playback->frame().stage, narrative::PlayerStage::WaitingForKey);
+            EXPECT_NEAR(w->narratives()->overlays()->alpha(), 1.0, 1e-12);
+            QTest::keyClick(v, Qt::Key_K);
+        }
+    }
+    // The end: the narrative stops, the camera rests at the last node and is the user's.
+    ASSERT_TRUE(waitFor([&] { return !playback->active(); }, 60));
+    expectPose(v->camera().pose(), tour.nodes.back().pose, 1e-9);
+    const narrative::CameraPose last = v->camera().pose();
+    QTest::qWait(300);
+    expectPose(v->camera().pose(), last, 1e-9);
+    EXPECT_FALSE(w->narratives()->overlays()->isVisible());
+}
+
+TEST(Narratives, TakingTheMouseStopsTheNarrativeWhereItIs) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    useNarrative(*w, shortTour());
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    v->setFixedFrameTime(0.1); // the largest step the view takes: the test runs fast
+    playback->play();
+    ASSERT_TRUE(waitFor([&] { return playback->frame().stage == narrative::PlayerStage::Transition && playback->frame().node == 1; }, 60));
+    QTest::mousePress(v, Qt::LeftButton, {}, QPoint(400, 300));
+    EXPECT_FALSE(playback->active());
+    const narrative::CameraPose handed = v->camera().pose();
+    QTest::qWait(200);
+    expectPose(v->camera().pose(), handed, 1e-9); // orbit mode, a press without a drag: no motion
+    QTest::mouseRelease(v, Qt::LeftButton, {}, QPoint(400, 300));
+}
+
+TEST(Narratives, OverlaysShowAtThePlayersAlpha) {
+    auto w = openViewer();
+    useNarrative(*w, shortTour());
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    widgets::OverlayLayer* overlays = w->narratives()->overlays();
+    SceneView* v = w->sceneView();
+    // Node 1 arrives at 0 (no entry flight when seeking): fade-in 0.2 s.
+    playback->seek(0.1);
+    ASSERT_NEAR(playback->frame().overlayAlpha, 0.5, 1e-12);
+    ASSERT_NEAR(overlays->alpha(), 0.5, 1e-12);
+    v->setRunner(nullptr); // a still picture: the same base for both renderings
+    QTest::qWait(100);
+    const QImage base = v->renderImage(QSize(640, 360)).convertToFormat(QImage::Format_RGB32);
+    QImage half = base;
+    overlays->paintOnto(half);
+    playback->seek(0.3); // fully shown
+    ASSERT_NEAR(overlays->alpha(), 1.0, 1e-12);
+    QImage full = base;
+    overlays->paintOnto(full);
+    // Inside the title's text panel, away from its glyphs (its bottom-right corner): the
+    // half-faded picture lies half way between the bare view and the fully shown panel.
+    const narrative::ScreenRect r = shortTour().nodes[0].overlays[0].rect;
+    const QPoint probe(int((r.x + r.width) * 640) - 6, int((r.y + r.height) * 360) - 6);
+    for (auto channel : {&QColor::red, &QColor::green, &QColor::blue}) {
+        const int b = (base.pixelColor(probe).*channel)(), h = (half.pixelColor(probe).*channel)(),
+                  f = (full.pixelColor(probe).*channel)();
+        EXPECT_NEAR(h, (b + f) / 2.0, 3.0) << "base " << b << " full " << f;
+    }
+    EXPECT_NE(base.pixelColor(probe), full.pixelColor(probe)) << "the panel shows";
+    // Mid-flight nothing is drawn.
+    playback->seek(0.2 + 0.4 + 0.2 + 0.3);
+    ASSERT_EQ(playback->frame().stage, narrative::PlayerStage::Transition);
+    QImage flight = base;
+    overlays->paintOnto(flight);
+    EXPECT_EQ(flight, base);
+}
+
+TEST(Narratives, AddThreeNodesReorderUndoAndRedo) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    widgets::NarrativeWorkspace* ws = w->narratives();
+    widgets::NarrativeEditor* editor = ws->editor();
+    const narrative::CameraPose poses[] = {narrative::CameraPose({-150, -150, 0}, -0.8, 0.0),
+                                           narrative::CameraPose({0, -200, 10}, 0.0, -0.1),
+                                           narrative::CameraPose({150, -150, -20}, 0.8, 0.1)};
+    for (const auto& pose : poses) {
+        narrative::handOver(v->camera(), pose);
+        ws->bar()->timeline()->clearSelection();
+        ws->addNodeAction()->trigger(); // "+"
+    }
+    ASSERT_NE(editor->current(), nullptr);
+    const narrative::Narrative& n = *editor->current();
+    ASSERT_EQ(n.nodes.size(), 3u);
+    ASSERT_EQ(n.transitions.size(), 2u);
+    for (int k = 0; k < 3; ++k) {
+        expectPose(n.nodes[std::size_t(k)].pose, poses[k], 1e-12);
+        EXPECT_FALSE(n.nodes[std::size_t(k)].thumbnail.empty()) << "a thumbnail rendered from the node";
+        EXPECT_TRUE(n.nodes[std::size_t(k)].view.colouring.has_value()) << "the view state on screen";
+    }
+    EXPECT_EQ(ws->bar()->timeline()->count(), 5) << "three node cards, two transition cards";
+    EXPECT_TRUE(editor->isModified());
+    auto titles = [&] {
+        std::string s;
+        for (const auto& node : editor->current()->nodes) s += node.title + ";";
+        return s;
+    };
+    EXPECT_EQ(titles(), "Node 1;Node 2;Node 3;");
+    // Drag the first card past the last: the timeline reports a move to index 2.
+    Q_EMIT ws->bar()->timeline()->nodeMoved(0, 2);
+    EXPECT_EQ(titles(), "Node 2;Node 3;Node 1;");
+    // Undo with Ctrl+Z, redo with Ctrl+Shift+Z, from the keyboard in the view.
+    w->activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(w.get()));
+    v->setFocus();
+    QTest::keyClick(v, Qt::Key_Z, Qt::ControlModifier);
+    EXPECT_EQ(titles(), "Node 1;Node 2;Node 3;");
+    QTest::keyClick(v, Qt::Key_Z, Qt::ControlModifier | Qt::ShiftModifier);
+    EXPECT_EQ(titles(), "Node 2;Node 3;Node 1;");
+    // Remove the selected node, and undo it.
+    ws->bar()->timeline()->setCurrentNode(1);
+    ws->removeNodeAction()->trigger();
+    EXPECT_EQ(titles(), "Node 2;Node 1;");
+    EXPECT_EQ(editor->current()->transitions.size(), 1u);
+    ws->undoAction()->trigger();
+    EXPECT_EQ(titles(), "Node 2;Node 3;Node 1;");
+    // Undo everything: back to an empty narrative.
+    while (editor->undoStack()->canUndo()) editor->undoStack()->undo();
+    EXPECT_TRUE(editor->current() == nullptr || editor->current()->nodes.empty());
+}
+
+TEST(Narratives, AFailedOpenKeepsTheDocument) {
+    auto w = openViewer();
+    widgets::NarrativeWorkspace* ws = w->narratives();
+    QString error;
+    ASSERT_TRUE(ws->openFile(QString::fromStdString(kTour), &error)) << error.toStdString();
+    const narrative::NarrativeDocument before = ws->editor()->document();
+    const auto bad = std::filesystem::temp_directory_path() / "atrium-bad.narratives.json";
+    std::ofstream(bad) << R"({"format": "atrium-narratives", "version": 1, "narratives": [{"title": "t", "nodes": [], "transitions": [{"duration": "long"}]}]})";
+    EXPECT_FALSE(ws->openFile(QString::fromStdString(bad.string()), &error));
+    EXPECT_TRUE(error.contains("/narratives/0/transitions/0/duration: expected number, got string")) << error.toStdString();
+    EXPECT_TRUE(ws->editor()->document() == before) << "nothing half-loaded";
+    EXPECT_EQ(ws->editor()->filePath().toStdString(), std::filesystem::absolute(kTour).string());
+}
+
+TEST(Narratives, ANodesViewStateIsApplied) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(QString::fromStdString(kTour), &error)) << error.toStdString();
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    ASSERT_TRUE(playback->jumpTo(1)); // inside the ventricle: cut open, coloured by speed
+    EXPECT_EQ(v->colorQuantity(), widgets::ColorQuantity::Speed);
+    EXPECT_TRUE(v->clipping());
+    ASSERT_TRUE(playback->jumpTo(3)); // end-systole: the heart is held at phase 0.35
+    EXPECT_EQ(v->colorQuantity(), widgets::ColorQuantity::Pressure);
+    EXPECT_FALSE(v->clipping());
+    ASSERT_NE(v->runner(), nullptr);
+    const bool heldOrHolding = v->runner()->paused() || v->runner()->pendingHold().has_value();
+    EXPECT_TRUE(heldOrHolding);
+    if (const auto hold = v->runner()->pendingHold()) {
+        EXPECT_NEAR(*hold, 0.35, 1e-9);
+    }
+    const narrative::ViewState now = w->currentViewState();
+    EXPECT_EQ(now.colouring, narrative::BloodColouring::Pressure);
+    EXPECT_NEAR(*now.wallOpacity, 0.3, 1e-9);
+}
+
+TEST(Narratives, ALabelStaysOnItsWallPointAsTheCameraMoves) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    // A label pinned where the view's centre ray meets the wall.
+    const auto anchor = v->pickWall(QPointF(v->width() / 2.0, v->height() / 2.0));
+    ASSERT_TRUE(anchor) << "the home view looks at the heart";
+    narrative::Narrative n;
+    narrative::Node node;
+    node.pose = v->camera().pose();
+    node.fadeIn = 0.0;
+    node.waitForKey = true;
+    narrative::OverlayItem label;
+    label.kind = narrative::OverlayKind::Label3D;
+    label.text = "here";
+    label.anchor = *anchor;
+    node.overlays = {label};
+    narrative::insertNode(n, 0, node);
+    useNarrative(*w, n);
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    widgets::OverlayLayer* overlays = w->narratives()->overlays();
+    ASSERT_TRUE(playback->jumpTo(0));
+    ASSERT_TRUE(waitFor([&] { return overlays->isVisible(); }, 10));
+    const QSizeF size(v->size());
+    // The label's point lies on the wall drawn (the camera's ray through the point meets
+    // the wall there), and the layer draws the label's end where that point projects,
+    // frame after frame while the wall beats and the camera turns around it.
+    for (int frame = 0; frame < 30; ++frame) {
+        narrative::CameraPose pose = v->camera().pose();
+        pose.setYaw(pose.yaw() + 0.004);
+        v->camera().setPose(pose);
+        const std::uint64_t rendered = v->framesRendered();
+        ASSERT_TRUE(waitFor([&] { return v->framesRendered() > rendered + 1; }, 10));
+        const auto drawn = overlays->labelPoint(0, size);
+        const auto point = overlays->labelAnchor(0);
+        ASSERT_TRUE(drawn && point);
+        const auto projected = v->project(*point, size);
+        ASSERT_TRUE(projected);
+        EXPECT_LT(std::hypot(projected->x() - drawn->x(), projected->y() - drawn->y()), 2.0) << "frame " << frame;
+        const auto onWall = v->pickWall(*drawn);
+        ASSERT_TRUE(onWall) << "frame " << frame;
+        EXPECT_LT(length(*onWall - *point), 0.5) << "frame " << frame << ": the label's point is off the wall drawn";
+    }
+}
+
+TEST(Narratives, VideoOverlaysPlayThroughQtMultimedia) {
+    auto w = openViewer();
+    // A two-second clip, made with the viewer's own recorder.
+    const auto dir = std::filesystem::temp_directory_path() / "atrium-narrative-video";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir / "media");
+    {
+        widgets::VideoRecorder clip((dir / "media/clip.mp4").string(), 64, 48, 10);
+        for (int k = 0; k < 20; ++k) {
+            std::vector<std::uint8_t> rgba(64 * 48 * 4, std::uint8_t(10 * k));
+            clip.addFrame(rgba, k / 10.0, false);
+        }
+        clip.finish();
+    }
+    narrative::Narrative n;
+    narrative::Node node;
+    node.pose = w->sceneView()->camera().pose();
+    node.waitForKey = true;
+    narrative::OverlayItem video;
+    video.kind = narrative::OverlayKind::Video;
+    video.media = "media/clip.mp4";
+    video.loop = true;
+    video.volume = 0.0;
+    node.overlays = {video};
+    narrative::insertNode(n, 0, node);
+    narrative::NarrativeDocument d;
+    d.narratives = {n};
+    narrative::saveNarrativeDocument(d, dir / "video.narratives.json");
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(QString::fromStdString((dir / "video.narratives.json").string()), &error)) << error.toStdString();
+    widgets::OverlayMedia& media = w->narratives()->overlays()->media();
+    w->narratives()->playback()->play();
+    ASSERT_TRUE(waitFor([&] { return !media.frame(0).isNull() || !media.error(0).isEmpty(); }, 30)) << "no frame, no error";
+    EXPECT_TRUE(media.error(0).isEmpty()) << media.error(0).toStdString();
+    EXPECT_EQ(media.frame(0).size(), QSize(64, 48));
+    EXPECT_TRUE(media.isPlaying(0));
+    // Pausing the narrative pauses its media; stopping it stops them.
+    w->narratives()->playback()->pause();
+    EXPECT_FALSE(media.isPlaying(0));
+    w->narratives()->playback()->stop();
+    EXPECT_EQ(media.players(), 0u);
+}
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
+    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("AtriumTest");
+    QApplication::setApplicationName("AtriumNarrativeUiTest");
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,192 @@
+#include "widgets/NarrativePlayback.h"
+
+#include "widgets/NarrativeEditor.h"
+#include "widgets/OverlayLayer.h"
+#include "widgets/SceneView.h"
+
+#include <QKeyEvent>
+
+namespace atrium::widgets {
+
+using narrative::PlayerStage;
+
+NarrativePlayback::NarrativePlayback(SceneView* view, OverlayLayer* overlays, NarrativeEditor* editor, QObject* parent)
+    : QObject(parent), view_(view), overlays_(overlays), editor_(editor) {
+    connect(view_, &SceneView::cameraAdvanced, this, &NarrativePlayback::onFrame);
+    connect(editor_, &NarrativeEditor::documentChanged, this, [this] {
+        if (!active_) return;
+        if (editor_->currentIndex() != narrativeIndex_ || !editor_->current()) return stop();
+        rebuildPlayer(); // an edit while playing: same time, the edited narrative
+    });
+    view_->installEventFilter(this);
+}
+
+narrative::Narrative NarrativePlayback::played() const {
+    narrative::Narrative n = *editor_->current();
+    if (waitsAsDwell_)
+        for (narrative::Node& node : n.nodes) node.waitForKey = false;
+    return n;
+}
+
+void NarrativePlayback::rebuildPlayer() {
+    const double time = player_.time();
+    const bool wasPlaying = player_.playing();
+    player_ = narrative::NarrativePlayer(played(), player_.options());
+    player_.seek(time);
+    if (wasPlaying) player_.play();
+}
+
+void NarrativePlayback::activate(bool withEntryFlight) {
+    const narrative::Narrative* n = editor_->current();
+    if (!n || n->nodes.empty()) return;
+    narrative::PlayerOptions options = player_.options();
+    options.entryFrom.reset();
+    const narrative::CameraPose here = view_->camera().pose();
+    if (withEntryFlight && !(here == n->nodes.front().pose)) options.entryFrom = here;
+    player_ = narrative::NarrativePlayer(played(), options);
+    narrativeIndex_ = editor_->currentIndex();
+    active_ = true;
+    viewApplied_.reset();
+    transitionApplied_.reset();
+    flownTo_.reset();
+    view_->camera().stop();
+}
+
+void NarrativePlayback::play() {
+    if (!active_ || player_.finished()) activate(true);
+    if (!active_) return;
+    player_.play();
+    Q_EMIT stateChanged();
+}
+
+void NarrativePlayback::pause() {
+    if (!active_) return;
+    player_.pause();
+    showNow();
+    Q_EMIT stateChanged();
+}
+
+void NarrativePlayback::togglePlay() { playing() ? pause() : play(); }
+
+void NarrativePlayback::stop() {
+    if (!active_) return;
+    active_ = false;
+    const narrative::CameraPose pose = player_.frame().pose;
+    player_.pause();
+    if (!overlays_->editing()) overlays_->clear();
+    narrative::handOver(view_->camera(), pose);
+    Q_EMIT stateChanged();
+}
+
+bool NarrativePlayback::moved(bool moved) {
+    if (!moved) return false;
+    // Paused at a node: show its overlays at once rather than at the start of their fade.
+    if (!player_.playing()) {
+        const narrative::PlayerFrame f = player_.frame();
+        if (f.stage == PlayerStage::FadeIn) player_.seek(f.stageEnd);
+    }
+    showNow();
+    Q_EMIT stateChanged();
+    return true;
+}
+
+bool NarrativePlayback::next() {
+    if (!active_) activate(false);
+    return moved(active_ && player_.next());
+}
+
+bool NarrativePlayback::previous() {
+    if (!active_) activate(false);
+    return moved(active_ && player_.previous());
+}
+
+bool NarrativePlayback::jumpTo(int node) {
+    if (!active_) activate(false);
+    return moved(active_ && player_.jumpTo(node));
+}
+
+void NarrativePlayback::seek(double seconds) {
+    if (!active_) activate(false);
+    if (!active_) return;
+    player_.seek(seconds);
+    showNow();
+}
+
+bool NarrativePlayback::continueWaiting() { return active_ && player_.pressKey(); }
+
+void NarrativePlayback::setLoop(bool loop) { player_.setLoop(loop); }
+
+void NarrativePlayback::showNow() {
+    if (active_) show(player_.frame());
+}
+
+void NarrativePlayback::onFrame(double dt) {
+    if (!active_) return;
+    const bool wasPlaying = player_.playing();
+    player_.advance(dt);
+    const narrative::PlayerFrame frame = player_.frame();
+    show(frame);
+    if (wasPlaying && frame.stage == PlayerStage::Finished) {
+        stop(); // the tour is over: the camera is the user's again, at the last node
+        return;
+    }
+    Q_EMIT frameShown();
+}
+
+void NarrativePlayback::show(const narrative::PlayerFrame& f) {
+    view_->camera().setPose(f.pose);
+    const narrative::Narrative& n = player_.narrative();
+    if (f.node < 0 || f.node >= int(n.nodes.size())) return;
+    const std::pair<int, int> at{f.cycle, f.node};
+    if (f.stage == PlayerStage::Transition) {
+        flownTo_ = at;
+        if (f.heartPhase && transitionApplied_ != at && applyView_) {
+            narrative::ViewState hold;
+            hold.heartRunning = false;
+            hold.heartPhase = f.heartPhase;
+            applyView_(hold);
+        }
+        transitionApplied_ = at;
+        if (!overlays_->editing()) overlays_->showNode({}, {}, 0.0, false);
+        return;
+    }
+    const narrative::Node& node = n.nodes[std::size_t(f.node)];
+    if (viewApplied_ != at) {
+        viewApplied_ = at;
+        // Flown in: the node's own view state. Jumped or sought to: what playing from the
+        // start would have left on screen there.
+        const narrative::ViewState view = flownTo_ == at ? node.view : narrative::viewStateAt(n, std::size_t(f.node));
+        if (applyView_ && !view.empty()) applyView_(view);
+    }
+    if (overlays_->editing()) return;
+    const QString key = QString("%1/%2/%3").arg(narrativeIndex_).arg(f.cycle).arg(f.node);
+    const bool showing = f.stage != PlayerStage::Finished && f.overlayAlpha > 0.0;
+    overlays_->showNode(showing ? key : QString(), showing ? node.overlays : std::vector<narrative::OverlayItem>{},
+                        f.overlayAlpha, player_.playing());
+}
+
+bool NarrativePlayback::eventFilter(QObject* watched, QEvent* event) {
+    if (watched != view_ || !active_) return QObject::eventFilter(watched, event);
+    switch (event->type()) {
+    case QEvent::KeyPress: {
+        auto* key = static_cast<QKeyEvent*>(event);
+        if (key->isAutoRepeat()) break;
+        const int k = key->key();
+        const bool modifier = k == Qt::Key_Shift || k == Qt::Key_Control || k == Qt::Key_Alt || k == Qt::Key_Meta;
+        if (!modifier && continueWaiting()) return true; // any key continues a waiting node
+        const bool navigation = k == Qt::Key_W || k == Qt::Key_A || k == Qt::Key_S || k == Qt::Key_D || k == Qt::Key_Q ||
+                                k == Qt::Key_E || k == Qt::Key_Space;
+        if (navigation) stop();
+        break;
+    }
+    case QEvent::MouseButtonPress:
+    case QEvent::Wheel:
+        stop(); // the user takes the camera; the event goes on to the controller
+        break;
+    default:
+        break;
+    }
+    return QObject::eventFilter(watched, event);
+}
+
+} // namespace atrium::widgets

@@ -1,0 +1,100 @@
+#pragma once
+// Plays the current narrative in the viewer: every frame the player of narrative/
+// (NarrativePlayer) advances with the view's clock and owns the camera's pose; at each
+// node its view state is applied (through a handler the window provides) and its
+// overlays appear on the OverlayLayer with the player's fade; during a transition with
+// a heart-phase change the heart is driven to that phase.
+//
+// The user can take the camera at any time: a mouse button, the wheel or a navigation
+// key stops the narrative and hands the camera to the current navigation mode where
+// the narrative left it, without a jump. Any other key continues a node that waits for
+// one.
+
+#include "narrative/NarrativePlayer.h"
+
+#include <QObject>
+#include <QString>
+
+#include <functional>
+#include <optional>
+#include <utility>
+
+namespace atrium::widgets {
+
+class NarrativeEditor;
+class OverlayLayer;
+class SceneView;
+
+class NarrativePlayback : public QObject {
+    Q_OBJECT
+public:
+    NarrativePlayback(SceneView* view, OverlayLayer* overlays, NarrativeEditor* editor, QObject* parent = nullptr);
+
+    /// Applies a node's view state (colouring, clipping, heart held at a phase, ...).
+    void setViewStateHandler(std::function<void(const narrative::ViewState&)> apply) { applyView_ = std::move(apply); }
+
+    /// Plays the current narrative: resumes a paused one, or starts it (from the camera's
+    /// pose, flying to the first node) when none is shown or it had finished.
+    void play();
+    void pause();
+    void togglePlay();
+    /// Stops showing the narrative and hands the camera back where it is.
+    void stop();
+    /// Next / previous node, or a node by index. Without a narrative shown, it starts,
+    /// paused, at that node. Paused, the node's overlays show at once (no fade-in).
+    bool next();
+    bool previous();
+    bool jumpTo(int node);
+    /// Seconds on the narrative's timeline (starts it paused if needed).
+    void seek(double seconds);
+    /// A key press for a node that waits for one; false when none waits.
+    bool continueWaiting();
+
+    bool active() const { return active_; }
+    bool playing() const { return active_ && player_.playing(); }
+    void setLoop(bool loop);
+    bool loop() const { return player_.options().loop; }
+    const narrative::NarrativePlayer& player() const { return player_; }
+    narrative::PlayerFrame frame() const { return player_.frame(); }
+
+    /// Nodes that wait for a key stay for their dwell time instead (video export).
+    /// Takes effect when the narrative starts again.
+    void setWaitsAsDwell(bool on) { waitsAsDwell_ = on; }
+
+    /// Shows the frame at the player's time right away (camera, overlays, view state),
+    /// without waiting for the view's next frame: headless screenshots and export.
+    void showNow();
+
+Q_SIGNALS:
+    /// Playing, paused or stopped changed.
+    void stateChanged();
+    /// Each frame while a narrative is shown.
+    void frameShown();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void activate(bool withEntryFlight);
+    void rebuildPlayer();
+    /// After next/previous/jump: shows where the player went; returns `moved`.
+    bool moved(bool moved);
+    /// The current narrative as played (waits turned into dwells when asked).
+    narrative::Narrative played() const;
+    void onFrame(double dt);
+    void show(const narrative::PlayerFrame& frame);
+
+    SceneView* view_;
+    OverlayLayer* overlays_;
+    NarrativeEditor* editor_;
+    std::function<void(const narrative::ViewState&)> applyView_;
+    narrative::NarrativePlayer player_;
+    bool active_ = false;
+    bool waitsAsDwell_ = false;
+    int narrativeIndex_ = -1;
+    std::optional<std::pair<int, int>> viewApplied_;       // (cycle, node) whose view state is on
+    std::optional<std::pair<int, int>> transitionApplied_; // (cycle, node) whose phase change started
+    std::optional<std::pair<int, int>> flownTo_;           // (cycle, node) of the last flight shown
+};
+
+} // namespace atrium::widgets

@@ -1,0 +1,88 @@
+#include "widgets/NarrativeVideoExport.h"
+
+#include "widgets/NarrativePlayback.h"
+#include "widgets/OverlayLayer.h"
+#include "widgets/SceneView.h"
+#include "widgets/VideoRecorder.h"
+
+#include <QImage>
+#include <QThread>
+
+#include <cmath>
+#include <stdexcept>
+
+namespace atrium::widgets {
+
+NarrativeVideoExport::NarrativeVideoExport(SceneView* view, OverlayLayer* overlays, NarrativePlayback* playback, QObject* parent)
+    : QObject(parent), view_(view), overlays_(overlays), playback_(playback) {
+    timer_.setInterval(0);
+    connect(&timer_, &QTimer::timeout, this, &NarrativeVideoExport::renderFrame);
+}
+
+NarrativeVideoExport::~NarrativeVideoExport() = default;
+
+void NarrativeVideoExport::start(const QString& path, QSize size, int fps) {
+    if (running()) throw std::runtime_error("an export is already running");
+    playback_->stop();
+    playback_->setWaitsAsDwell(true);
+    playback_->seek(0.0);
+    const std::optional<double> seconds = narrative::duration(playback_->player().narrative(), {}, {});
+    if (!playback_->active() || !seconds) {
+        playback_->setWaitsAsDwell(false);
+        throw std::runtime_error("the narrative has no nodes to export");
+    }
+    try {
+        recorder_ = std::make_unique<VideoRecorder>(path.toStdString(), size.width(), size.height(), fps);
+    } catch (...) {
+        playback_->stop();
+        playback_->setWaitsAsDwell(false);
+        throw;
+    }
+    size_ = size;
+    fps_ = fps;
+    frames_ = std::max(1, int(std::ceil(*seconds * fps)) + 1);
+    done_ = 0;
+    timer_.start();
+}
+
+void NarrativeVideoExport::cancel() {
+    if (running()) finish("cancelled");
+}
+
+void NarrativeVideoExport::renderFrame() {
+    if (!recorder_) return;
+    const double t = double(done_) / fps_;
+    try {
+        playback_->seek(t);
+        QImage image = view_->renderImage(size_).convertToFormat(QImage::Format_RGBA8888);
+        overlays_->paintOnto(image);
+        image = image.convertToFormat(QImage::Format_RGBA8888);
+        std::vector<std::uint8_t> rgba(image.sizeInBytes());
+        for (int y = 0; y < image.height(); ++y)
+            std::copy_n(image.constScanLine(y), std::size_t(image.width()) * 4, rgba.data() + std::size_t(y) * image.width() * 4);
+        // The encoder works on its own thread: wait for room rather than drop a frame.
+        while (!recorder_->addFrame(rgba, t, false)) QThread::msleep(2);
+    } catch (const std::exception& e) {
+        finish(QString::fromStdString(e.what()));
+        return;
+    }
+    ++done_;
+    Q_EMIT progress(double(done_) / frames_);
+    if (done_ >= frames_) finish({});
+}
+
+void NarrativeVideoExport::finish(const QString& error) {
+    timer_.stop();
+    QString message = error;
+    try {
+        if (recorder_) recorder_->finish();
+    } catch (const std::exception& e) {
+        if (message.isEmpty()) message = QString::fromStdString(e.what());
+    }
+    recorder_.reset();
+    playback_->stop();
+    playback_->setWaitsAsDwell(false);
+    Q_EMIT finished(message);
+}
+
+} // namespace atrium::widgets

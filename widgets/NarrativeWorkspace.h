@@ -1,0 +1,128 @@
+#pragma once
+// Narratives in the viewer's window, wired together: the document being edited
+// (NarrativeEditor), its playback (NarrativePlayback), the overlay layer over the 3D
+// view and its editor, the narrative bar along the bottom, the Narrative menu and the
+// narrative entries of the File menu (new, open, save, save as, recent files), and
+// exporting a narrative to a video. The window hands in how to apply and read a node's
+// view state, and asks maybeSave() before it closes.
+
+#include "narrative/Narrative.h"
+
+#include <QHash>
+#include <QImage>
+#include <QPixmap>
+#include <QObject>
+#include <QStringList>
+
+#include <functional>
+
+class QAction;
+class QMainWindow;
+class QMenu;
+class QToolBar;
+
+namespace atrium::widgets {
+
+class NarrativeBar;
+class NarrativeEditor;
+class NarrativePlayback;
+class OverlayLayer;
+class SceneView;
+
+class NarrativeWorkspace : public QObject {
+    Q_OBJECT
+public:
+    /// Builds everything inside `window` around `view`. With `persistSettings`, the
+    /// recent files are kept in QSettings; `interactive` false (headless runs) never
+    /// opens a dialog that waits for a person.
+    NarrativeWorkspace(QMainWindow* window, SceneView* view, bool persistSettings, bool interactive);
+
+    NarrativeEditor* editor() const { return editor_; }
+    NarrativePlayback* playback() const { return playback_; }
+    OverlayLayer* overlays() const { return overlays_; }
+    NarrativeBar* bar() const { return bar_; }
+    /// The "Narrative" menu, for the window's menu bar.
+    QMenu* menu() const { return menu_; }
+    /// Puts New / Open / Recent / Save / Save As at the top of `file`.
+    void addFileActions(QMenu* file);
+
+    /// How the window applies a node's view state, and reads the one on screen (for a
+    /// node added from the current view).
+    void setViewState(std::function<void(const narrative::ViewState&)> apply, std::function<narrative::ViewState()> capture);
+
+    /// Opens a narratives file; on failure the current document stays and `error` (if
+    /// given) gets the message, otherwise a message box shows it.
+    bool openFile(const QString& path, QString* error = nullptr);
+    bool saveFile(const QString& path, QString* error = nullptr);
+    /// With unsaved edits: asks to save, discard or cancel. False: cancel (do not close).
+    bool maybeSave();
+
+    /// Adds a node after the selected one (or at the end) from the camera and the view
+    /// state on screen, with a thumbnail rendered from it.
+    void addNodeFromView();
+    /// A thumbnail of the view from `pose` (off the widget, from the current snapshot).
+    QImage renderThumbnail(const narrative::CameraPose& pose);
+    /// Turns the overlay editor on for the selected node (the camera goes there), or off.
+    void setEditingOverlays(bool on);
+    /// Milliseconds the last thumbnail took to render.
+    double lastThumbnailMs() const { return lastThumbnailMs_; }
+
+    // The actions, for tests and the window.
+    QAction* playAction() const { return play_; }
+    QAction* nextAction() const { return next_; }
+    QAction* previousAction() const { return previous_; }
+    QAction* stopAction() const { return stop_; }
+    QAction* addNodeAction() const { return addNode_; }
+    QAction* removeNodeAction() const { return removeNode_; }
+    QAction* undoAction() const { return undo_; }
+    QAction* redoAction() const { return redo_; }
+    QAction* editOverlaysAction() const { return editOverlays_; }
+
+private:
+    void buildActions(QMainWindow* window);
+    void buildBar(QMainWindow* window);
+    void refresh();           // the bar and the actions after any change
+    void refreshOverlayEditor();
+    void updateStatus();
+    void updateTitle();
+    QPixmap thumbnail(int node);
+    void renderNextThumbnail();
+    int selectedNode() const;
+    // Overlay editor.
+    void addOverlay(narrative::OverlayKind kind);
+    void editOverlay(std::size_t item);
+    void restackOverlay(int direction);
+    void setOverlays(const std::vector<narrative::OverlayItem>& items, const QString& what);
+    /// A media file chosen by the author as a path relative to the document's folder
+    /// (copied into its media/ folder when it lies elsewhere); empty when cancelled.
+    std::string chooseMedia(const QString& caption, const QString& filter);
+    void editNode(int node);
+    void editTransition(int transition);
+    void exportVideo();
+    void rememberRecent(const QString& path);
+    void fillRecentMenu();
+    QWidget* dialogParent() const;
+
+    QMainWindow* window_;
+    SceneView* view_;
+    bool persist_, interactive_;
+    NarrativeEditor* editor_;
+    OverlayLayer* overlays_;
+    NarrativePlayback* playback_;
+    NarrativeBar* bar_;
+    QToolBar* toolBar_ = nullptr;
+    QMenu *menu_ = nullptr, *recent_ = nullptr, *narrativesMenu_ = nullptr;
+    std::function<void(const narrative::ViewState&)> applyView_;
+    std::function<narrative::ViewState()> captureView_;
+    QHash<QString, QPixmap> thumbnails_; // rendered for nodes stored without one, by pose
+    QStringList pendingThumbnails_;
+    double lastThumbnailMs_ = 0.0;
+    int editingNode_ = -1;
+
+    QAction *newDoc_, *open_, *save_, *saveAs_, *play_, *next_, *previous_, *stop_, *loop_, *addNode_, *removeNode_,
+        *nodeDetails_, *editOverlays_, *undo_, *redo_, *exportVideo_;
+    QAction *newNarrative_, *renameNarrative_, *duplicateNarrative_, *deleteNarrative_, *narrativeDetails_;
+    QAction *addText_, *addImage_, *addVideo_, *addSound_, *addLabel_, *raise_, *lower_, *editItem_, *deleteItem_;
+};
+
+} // namespace atrium::widgets

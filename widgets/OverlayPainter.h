@@ -1,0 +1,66 @@
+#pragma once
+// Draws a narrative node's overlays (Poyart 2016 5.4.2) over a picture of the view:
+// the live view (OverlayLayer), screenshots and video export all use this one painter,
+// so what a lecturer sees is what a rendered frame shows.
+//
+// Sizes follow the picture: rectangles are fractions of it and text is set at a pixel
+// size proportional to its height (kTextLines lines per view height), so a 1920 x 1080
+// frame shows the same layout as the window.
+
+#include "narrative/Narrative.h"
+
+#include <QHash>
+#include <QImage>
+#include <QPointF>
+#include <QRectF>
+#include <QString>
+
+#include <functional>
+#include <optional>
+#include <vector>
+
+class QPainter;
+
+namespace atrium::widgets {
+
+class OverlayPainter {
+public:
+    /// Text lines that fit in the view's height at the default text size.
+    static constexpr double kTextLines = 34.0;
+
+    /// Where media paths are relative to (the narrative document's folder).
+    void setMediaFolder(const QString& folder);
+    const QString& mediaFolder() const { return folder_; }
+    /// The absolute path of a media path of the document.
+    QString mediaPath(const std::string& media) const;
+
+    /// An image overlay's picture (cached); a null image when it cannot be read.
+    QImage image(const std::string& media) const;
+
+    struct Sources {
+        /// 3D labels: where item k's anchor appears in the picture (pixels), or nullopt
+        /// when it is out of sight (behind the camera); the label is then not drawn.
+        std::function<std::optional<QPointF>(std::size_t item)> labelPoint;
+        /// Videos: item k's current frame (null: a placeholder with the file name).
+        std::function<QImage(std::size_t item)> videoFrame;
+        /// Media that failed to play: item k's error, shown in its rectangle.
+        std::function<QString(std::size_t item)> mediaError;
+    };
+
+    /// Draws `items` in z order (equal z: list order) at opacity `alpha` into a picture of
+    /// `size`. `editing` also draws sounds (otherwise invisible) and outlines every item.
+    void paint(QPainter& painter, QSizeF size, const std::vector<narrative::OverlayItem>& items, double alpha,
+               const Sources& sources, bool editing = false) const;
+
+    /// Item k's rectangle in a picture of `size` (pixels); for a 3D label, relative to
+    /// its anchor's point (nullopt when that is out of sight).
+    static std::optional<QRectF> itemRect(const narrative::OverlayItem& item, QSizeF size, std::optional<QPointF> anchorPoint);
+    /// Indices of `items` from the bottom to the top of the stack.
+    static std::vector<std::size_t> stackingOrder(const std::vector<narrative::OverlayItem>& items);
+
+private:
+    QString folder_;
+    mutable QHash<QString, QImage> images_;
+};
+
+} // namespace atrium::widgets
