@@ -3,6 +3,11 @@
 // and benchmarks. Run `atrium --help` for the options.
 
 #include "widgets/MainWindow.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativePlayback.h"
+#include "widgets/NarrativeVideoExport.h"
+#include "widgets/NarrativeWorkspace.h"
+#include "widgets/OverlayLayer.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 
@@ -18,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <iostream>
 
@@ -63,6 +69,9 @@ int main(int argc, char** argv) {
     format.setSwapInterval(0); // frames are paced by the view's timer, not the display
     QSurfaceFormat::setDefaultFormat(format);
 
+    // Narratives' video and sound overlays: Qt Multimedia through FFmpeg, which Atrium
+    // already depends on (its GStreamer backend would need codec packages of its own).
+    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg");
     QApplication app(argc, argv);
     QApplication::setOrganizationName("Atrium");
     QApplication::setApplicationName("Atrium");
@@ -85,6 +94,12 @@ int main(int argc, char** argv) {
         {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
         {"measure-frames", "Render N frames with blood and print frame times (p50, p95) as JSON, then exit.", "N"},
         {"timeout", "Headless modes: give up after S seconds (default 300).", "S"},
+        {"narratives", "Open a narratives file (docs/narratives.md).", "FILE"},
+        {"play", "With --narratives: play narrative K (1 = the first) once the window is open.", "K"},
+        {"narrative", "With --narratives and --screenshot or --export-video: narrative K (1 = the first).", "K"},
+        {"at", "With --narrative and --screenshot: the moment of the narrative to render, in seconds (default 0).", "T"},
+        {"export-video", "With --narrative: render the narrative frame by frame into an MP4 video and exit.", "MP4"},
+        {"fps", "With --export-video: frames per second (default 30).", "F"},
     });
     parser.process(app);
 
@@ -117,7 +132,8 @@ int main(int argc, char** argv) {
     }
     const bool screenshot = parser.isSet("screenshot");
     const int measure = parsePositive(parser, "measure-frames", 0, 1, 100000);
-    const bool headless = screenshot || measure > 0;
+    const bool exportVideo = parser.isSet("export-video");
+    const bool headless = screenshot || measure > 0 || exportVideo;
     options.persistSettings = !headless;
     options.headless = headless;
     const QSize size = parseSize(parser.value("size").isEmpty() ? "1280x720" : parser.value("size"));
@@ -146,6 +162,23 @@ int main(int argc, char** argv) {
         else fail("--fluid expects spheres or surface, got '" + f + "'");
     }
 
+    // Narratives: which one, and when.
+    const bool narratives = parser.isSet("narratives");
+    for (const char* option : {"play", "narrative", "at", "export-video"})
+        if (parser.isSet(option) && !narratives) fail(QString("--%1 goes with --narratives FILE").arg(option));
+    if ((exportVideo || parser.isSet("at")) && !parser.isSet("narrative")) fail("--export-video and --at go with --narrative K");
+    if (parser.isSet("narrative") && !screenshot && !exportVideo) fail("--narrative K goes with --screenshot or --export-video");
+    if (exportVideo && (screenshot || measure > 0)) fail("--export-video cannot be combined with --screenshot or --measure-frames");
+    if (parser.isSet("play") && headless) fail("--play is for the window; use --narrative K with --screenshot or --export-video");
+    const int narrativeNumber = parsePositive(parser, parser.isSet("play") ? "play" : "narrative", 1, 1, 1000);
+    double at = 0.0;
+    if (parser.isSet("at")) {
+        bool ok = false;
+        at = parser.value("at").toDouble(&ok);
+        if (!ok || !std::isfinite(at) || at < 0.0) fail("--at expects seconds >= 0, got '" + parser.value("at") + "'");
+    }
+    const int fps = parsePositive(parser, "fps", 30, 1, 120);
+
     // Without an OpenGL context Qt crashes in its own backing store when the 3D view is
     // shown (seen under Xvfb without GLX): say what is missing and stop instead.
     if (QOpenGLContext probe; !probe.create()) {
@@ -158,6 +191,15 @@ int main(int argc, char** argv) {
     }
 
     widgets::MainWindow window(options);
+    widgets::NarrativeWorkspace* workspace = window.narratives();
+    if (narratives) {
+        QString error;
+        if (!workspace->openFile(parser.value("narratives"), &error)) fail(error);
+        const int count = int(workspace->editor()->document().narratives.size());
+        if ((parser.isSet("play") || parser.isSet("narrative")) && narrativeNumber > count)
+            fail(QString("%1 has %2 narrative(s), not %3").arg(parser.value("narratives")).arg(count).arg(narrativeNumber));
+        workspace->editor()->setCurrentIndex(narrativeNumber - 1);
+    }
     widgets::SceneView* view = window.sceneView();
     if (headless) {
         // The window's 3D view gets the requested size (menus and status bar around it).
@@ -165,7 +207,10 @@ int main(int argc, char** argv) {
         view->setFixedSize(size);
     }
     window.show();
-    if (!headless) return app.exec();
+    if (!headless) {
+        if (parser.isSet("play")) QTimer::singleShot(0, workspace->playback(), &widgets::NarrativePlayback::play);
+        return app.exec();
+    }
 
     QObject::connect(&window, &widgets::MainWindow::loadFailed, [](const QString& why) { fail(why); });
     QTimer::singleShot(timeout * 1000, [&] {
@@ -175,25 +220,67 @@ int main(int argc, char** argv) {
     // view's timer caps it at ~60 fps), with the time spent in paintGL beside it.
     QElapsedTimer frameClock;
     std::vector<double> intervals;
+    std::optional<std::uint64_t> narrativeShownAt; // the frame at which the narrative moment was set
+    widgets::NarrativeVideoExport exporter(view, workspace->overlays(), workspace->playback());
+    QObject::connect(&exporter, &widgets::NarrativeVideoExport::progress, [&](double f) {
+        std::cerr << "\ratrium: exporting " << int(100 * f) << " % (" << exporter.framesDone() << "/" << exporter.frameCount()
+                  << " frames)" << std::flush;
+    });
+    QObject::connect(&exporter, &widgets::NarrativeVideoExport::finished, [&](const QString& error) {
+        std::cerr << "\n";
+        if (!error.isEmpty()) fail(parser.value("export-video") + ": " + error);
+        std::cout << nlohmann::json{{"video", parser.value("export-video").toStdString()},
+                                    {"frames", exporter.frameCount()},
+                                    {"fps", fps},
+                                    {"width", size.width()},
+                                    {"height", size.height()}}
+                         .dump()
+                  << std::endl;
+        std::exit(0);
+    });
     QObject::connect(view, &widgets::SceneView::frameRendered, [&] {
         if (auto* r = view->runner(); r && r->state() == widgets::SimulationRunner::State::Failed)
             fail("the simulation stopped: " + QString::fromStdString(r->failure()));
         if (view->framesWithBlood() < std::uint64_t(afterFrames)) return;
+        if (exportVideo) {
+            if (exporter.running()) return;
+            try {
+                exporter.start(parser.value("export-video"), size, fps);
+            } catch (const std::exception& e) {
+                fail(parser.value("export-video") + ": " + QString::fromStdString(e.what()));
+            }
+            return;
+        }
+        if (screenshot && parser.isSet("narrative") && !narrativeShownAt) {
+            // The moment first, then a few frames for the labels to find the wall.
+            workspace->playback()->seek(at);
+            narrativeShownAt = view->framesRendered();
+            return;
+        }
+        if (narrativeShownAt && view->framesRendered() < *narrativeShownAt + 3) return;
         if (screenshot) {
             const QString path = parser.value("screenshot");
             try {
-                const QImage image = view->renderImage(size);
+                QImage image = view->renderImage(size);
+                workspace->overlays()->paintOnto(image);
                 if (!image.save(path, "PNG")) fail("could not write " + path);
             } catch (const std::exception& e) {
                 fail(e.what());
             }
-            std::cout << nlohmann::json{{"screenshot", path.toStdString()},
-                                        {"width", size.width()},
-                                        {"height", size.height()},
-                                        {"particles", view->shownSnapshot()->particles()},
-                                        {"seconds_to_first_heart", window.secondsToFirstHeart()}}
-                             .dump()
-                      << std::endl;
+            nlohmann::json out{{"screenshot", path.toStdString()},
+                               {"width", size.width()},
+                               {"height", size.height()},
+                               {"particles", view->shownSnapshot()->particles()},
+                               {"seconds_to_first_heart", window.secondsToFirstHeart()}};
+            if (narrativeShownAt) {
+                const narrative::PlayerFrame f = workspace->playback()->frame();
+                out["narrative"] = narrativeNumber;
+                out["at"] = at;
+                out["node"] = f.node + 1;
+                out["overlay_alpha"] = f.overlayAlpha;
+                out["transition"] = f.stage == narrative::PlayerStage::Transition;
+            }
+            std::cout << out.dump() << std::endl;
             std::exit(0);
         }
         if (frameClock.isValid()) intervals.push_back(frameClock.nsecsElapsed() / 1e6);
