@@ -5,6 +5,7 @@
 // scheduling (the determinism test relies on this).
 
 #include "sim/sph/Backend.h"
+#include "sim/sph/CandidateCells.h"
 #include "sim/sph/WallDistanceField.h"
 #include "sim/sph/WallKernelIntegrals.h"
 
@@ -147,25 +148,24 @@ private:
 
     // --- neighbour grid -------------------------------------------------------------
 
-    int cellCoord(float p, float origin, int n) const {
-        const int c = int(std::floor((p - origin) * invCell_));
-        return std::clamp(c, 0, n - 1);
-    }
-
-    std::uint32_t linearCell(int x, int y, int z) const {
-        return std::uint32_t((std::size_t(z) * grid_.ny + y) * grid_.nx + x);
-    }
+    int cellCoord(float p, float origin, int n) const { return sph::cellCoord(p, origin, cells_.invCell, n); }
 
     /// Sort key of a cell: its linear index, or its rank along the Z curve.
     std::uint32_t cellKey(int x, int y, int z) const {
-        const std::uint32_t lin = linearCell(x, y, z);
+        const std::uint32_t lin = linearCell(cells_, x, y, z);
         return grid_.zOrder ? zRank_[lin] : lin;
     }
 
     void prepareGrid(const GridGeometry& g) {
         const bool changed = g.nx != grid_.nx || g.ny != grid_.ny || g.nz != grid_.nz || g.zOrder != grid_.zOrder;
         grid_ = g;
-        invCell_ = 1.f / g.cellSize;
+        cells_.origin = g.origin;
+        cells_.cellSize = g.cellSize;
+        cells_.invCell = 1.f / g.cellSize;
+        cells_.nx = g.nx;
+        cells_.ny = g.ny;
+        cells_.nz = g.nz;
+        cells_.zOrder = g.zOrder ? 1 : 0;
         if (!changed && !cellStart_.empty()) return;
         cellStart_.assign(g.cellCount() + 2, 0);
         zRank_.clear();
@@ -222,41 +222,17 @@ private:
         resizeDerived();
     }
 
-    /// Calls f(begin, end) for the contiguous particle ranges that cover the 27 cells
-    /// around p: 9 rows of 3 cells in linear order, 27 single cells in Z order.
+    /// Calls f(begin, end) for the contiguous particle ranges of the cells around p that
+    /// can hold a neighbour (CandidateCells.h, the CUDA backend's rule too): 9 rows of up
+    /// to 3 cells in linear order, single cells in Z order.
     template <class F>
     void forEachCandidateRange(Vec3 p, F&& f) const {
-        const int cx = cellCoord(p.x, grid_.origin.x, grid_.nx);
-        const int cy = cellCoord(p.y, grid_.origin.y, grid_.ny);
-        const int cz = cellCoord(p.z, grid_.origin.z, grid_.nz);
-        const int x0 = std::max(cx - 1, 0), x1 = std::min(cx + 1, grid_.nx - 1);
-        const int y0 = std::max(cy - 1, 0), y1 = std::min(cy + 1, grid_.ny - 1);
-        const int z0 = std::max(cz - 1, 0), z1 = std::min(cz + 1, grid_.nz - 1);
-        // Distance from p to the faces of its own cell: a cell farther than h in x, y and
-        // z together holds no neighbour, so corner rows are skipped and rows trimmed.
-        const float h2 = grid_.cellSize * grid_.cellSize;
-        const float fx = p.x - (grid_.origin.x + float(cx) * grid_.cellSize);
-        const float fy = p.y - (grid_.origin.y + float(cy) * grid_.cellSize);
-        const float fz = p.z - (grid_.origin.z + float(cz) * grid_.cellSize);
-        const auto gap = [&](int d, float offset) {
-            return d < 0 ? offset : (d > 0 ? grid_.cellSize - offset : 0.f);
-        };
-        for (int z = z0; z <= z1; ++z)
-            for (int y = y0; y <= y1; ++y) {
-                const float gy = gap(y - cy, fy), gz = gap(z - cz, fz);
-                const float g2 = gy * gy + gz * gz;
-                if (g2 >= h2) continue;
-                if (!grid_.zOrder) {
-                    const int first = x0 < cx && fx * fx + g2 >= h2 ? cx : x0;
-                    const int last = x1 > cx && (grid_.cellSize - fx) * (grid_.cellSize - fx) + g2 >= h2 ? cx : x1;
-                    f(cellStart_[linearCell(first, y, z)], cellStart_[linearCell(last, y, z) + 1]);
-                } else {
-                    for (int x = x0; x <= x1; ++x) {
-                        const std::uint32_t key = zRank_[linearCell(x, y, z)];
-                        f(cellStart_[key], cellStart_[key + 1]);
-                    }
-                }
-            }
+        const CandidateRows rows(cells_, p);
+        for (int row = 0; row < kCandidateRows; ++row) {
+            const CandidateRow r = rows.at(row, cellStart_.data(), zRank_.data());
+            for (int c = 0; c < 3; ++c)
+                if (r.begin[c] < r.end[c]) f(r.begin[c], r.end[c]);
+        }
     }
 
     // --- physics passes ---------------------------------------------------------------
@@ -517,7 +493,7 @@ private:
     std::vector<std::uint8_t> removed_;
     std::vector<std::uint32_t> key_, order_, cellStart_, cursor_, zRank_;
     GridGeometry grid_;
-    float invCell_ = 1.f;
+    CellGrid cells_; // grid_ as CandidateCells.h reads it
     std::size_t pendingRemoved_ = 0; // flagged in removed_, dropped at the next grid build
     const WallDistanceField* wall_ = nullptr;
     StageTimes times_;

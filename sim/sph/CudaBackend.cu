@@ -641,7 +641,7 @@ private:
         tmpVel_.reserve(cap, 0, stream_);
         key_.reserve(cap, 0, stream_);
         rank_.reserve(cap, 0, stream_);
-        maskBits_.reserve(std::size_t(cuda::kCandidateRows) * cap, 0, stream_);
+        maskBits_.reserve(std::size_t(kCandidateRows) * cap, 0, stream_);
     }
 
     /// The neighbour masks of this step (density -> force kernel); the overflow bits
