@@ -5,6 +5,7 @@
 #include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
 #include "widgets/NarrativeWorkspace.h"
+#include "widgets/LectureUi.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
@@ -45,7 +46,8 @@ namespace {
 
 MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), view_(new SceneView(this)), bar_(new ControlBar(view_)),
-      help_(new HelpOverlay(view_)), loader_(new HeartLoader(this)) {
+      help_(new HelpOverlay(view_)), loader_(new HeartLoader(this)),
+      lecture_(new LectureUi(this, view_, options.persistSettings, !options.headless)) {
     startMs_ = QDateTime::currentMSecsSinceEpoch();
     setWindowTitle("Atrium");
     setCentralWidget(view_);
@@ -57,6 +59,8 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     buildMenus();
     buildControlBar();
     buildNarratives();
+    lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source); }, record_, modes_, {}, {}});
+    connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
     resize(1280, 800);
     readSettings();
@@ -106,6 +110,18 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
         } catch (const std::exception&) {
             source = heart::HeartSource::fromPreset("adult"); // a stale setting is no reason to fail
         }
+    }
+    if (options.lecture) {
+        // The lecture brings its own heart.
+        QTimer::singleShot(0, this, [this, path = *options.lecture] {
+            if (options_.headless) {
+                QString error;
+                if (!lecture_->openNow(path, &error)) Q_EMIT loadFailed(error);
+            } else {
+                lecture_->open(path);
+            }
+        });
+        return;
     }
     QTimer::singleShot(0, this, [this, source] { loadHeart(source); });
 }
@@ -231,6 +247,8 @@ void MainWindow::saveScreenshot() {
     const auto m = QRegularExpression("^\\s*(\\d+)\\s*[xX]\\s*(\\d+)\\s*$").match(size);
     try {
         if (!m.hasMatch()) throw std::invalid_argument("expected WIDTHxHEIGHT, e.g. 1920x1080, got '" + size.toStdString() + "'");
+        if (auto why = lecture_->refusal(narrative::Operation::RenderImage, m.captured(1).toInt(), m.captured(2).toInt()))
+            throw std::invalid_argument(why->toStdString());
         const QImage image = view_->renderImage(QSize(m.captured(1).toInt(), m.captured(2).toInt()));
         if (!image.save(path, "PNG")) throw std::runtime_error("could not write " + path.toStdString());
         statusBar()->showMessage("Saved " + path, 5000);
@@ -242,8 +260,10 @@ void MainWindow::saveScreenshot() {
 void MainWindow::toggleRecording(bool on) {
     const auto refocus = qScopeGuard([this] { returnFocusToView(); });
     if (on) {
-        const QString path = QFileDialog::getSaveFileName(this, "Record the view to", "atrium.mp4", "MP4 video (*.mp4)");
         try {
+            if (auto why = lecture_->refusal(narrative::Operation::ExportVideo, view_->width(), view_->height()))
+                throw std::runtime_error(why->toStdString());
+            const QString path = QFileDialog::getSaveFileName(this, "Record the view to", "atrium.mp4", "MP4 video (*.mp4)");
             if (path.isEmpty()) throw std::runtime_error("");
             view_->startRecording(path.toStdString());
             statusBar()->showMessage("Recording to " + path + " (Ctrl+R stops)");

@@ -29,6 +29,7 @@ class ControlBar;
 class HeartLoader;
 class NarrativeWorkspace;
 class HelpOverlay;
+class LectureUi;
 struct LoadedHeart;
 class SceneView;
 
@@ -43,6 +44,8 @@ struct ViewerOptions {
     std::optional<narrative::CameraMode> navigation;
     std::optional<ColorQuantity> color;
     std::optional<FluidMode> fluid;
+    /// A content package (.atrium) to open: its heart replaces the last one.
+    std::optional<QString> lecture;
 };
 
 class MainWindow : public QMainWindow {
@@ -65,6 +68,8 @@ public:
     void applyViewState(const narrative::ViewState& state);
     /// The view state on screen, every field set (for a node added from the view).
     narrative::ViewState currentViewState() const;
+    /// Content packages: the open lecture, its resource and branding bars, its gate.
+    LectureUi* lectureUi() const { return lecture_; }
     /// Restarts the blood of the current heart with `choices`.
     void restartSimulation(const SimulationChoices& choices);
     const SimulationChoices& simulationChoices() const { return choices_; }
@@ -105,6 +110,7 @@ private:
     HelpOverlay* help_;
     QSlider* opacity_ = nullptr;
     HeartLoader* loader_;
+    LectureUi* lecture_;
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;

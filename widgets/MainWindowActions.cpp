@@ -6,6 +6,7 @@
 #include "sim/sph/Backend.h"
 #include "widgets/ControlBar.h"
 #include "widgets/HelpOverlay.h"
+#include "widgets/LectureUi.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 
@@ -169,6 +170,7 @@ void MainWindow::buildActions() {
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu("&File");
     fileMenu_ = file;
+    file->setToolTipsVisible(true);
     QMenu* phantoms = file->addMenu("Synthetic heart");
     for (auto& [a, name] : presets_) phantoms->addAction(a);
     file->addAction(loadVolumes_);
@@ -178,6 +180,8 @@ void MainWindow::buildMenus() {
     file->addAction(record_);
     file->addSeparator();
     file->addAction(quit_);
+    lecture_->addFileActions(file);
+    menuBar()->addMenu(lecture_->menu());
 
     QMenu* sim = menuBar()->addMenu("&Simulation");
     sim->addAction(playPause_);

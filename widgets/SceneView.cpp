@@ -5,6 +5,7 @@
 #include "widgets/FluidSurface.h"
 #include "widgets/HeartWall.h"
 #include "widgets/HudOverlay.h"
+#include "widgets/ResourceGizmo.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
 #include "widgets/WallAnchor.h"
@@ -19,6 +20,8 @@
 #include <QWheelEvent>
 
 #include <osg/Group>
+#include <osgUtil/IntersectionVisitor>
+#include <osgUtil/LineSegmentIntersector>
 #include <osgViewer/GraphicsWindow>
 #include <osgViewer/Viewer>
 
@@ -63,7 +66,7 @@ osg::Vec3d toOsg(const narrative::Vec3& v) { return {v.x, v.y, v.z}; }
 SceneView::SceneView(QWidget* parent)
     : QOpenGLWidget(parent), viewer_(new osgViewer::Viewer), root_(new osg::Group), wall_(std::make_unique<HeartWall>()),
       blood_(std::make_unique<BloodSpheres>()), fluid_(std::make_unique<FluidSurface>(blood_->geometry())),
-      hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
+      gizmo_(std::make_unique<ResourceGizmo>()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
     setObjectName("sceneView");
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
@@ -72,6 +75,7 @@ SceneView::SceneView(QWidget* parent)
     root_->addChild(blood_->node());
     root_->addChild(fluid_->node());
     root_->addChild(wall_->node());
+    root_->addChild(gizmo_->node());
     root_->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
     viewer_->setSceneData(root_.get());
     viewer_->setThreadingModel(osgViewer::Viewer::SingleThreaded);
@@ -241,6 +245,44 @@ void SceneView::resizeGL(int w, int h) {
 void SceneView::resizeEvent(QResizeEvent* e) {
     QOpenGLWidget::resizeEvent(e);
     showLegend();
+}
+
+narrative::ViewFrustum SceneView::viewFrustum() const {
+    narrative::ViewFrustum f;
+    f.verticalFov = kFieldOfViewDeg * std::numbers::pi / 180.0;
+    f.aspect = double(std::max(width(), 1)) / std::max(height(), 1);
+    f.nearDistance = heartRadius_ * 0.005;
+    f.farDistance = heartRadius_ * 60.0;
+    return f;
+}
+
+std::optional<narrative::Vec3> SceneView::pickWall(QPoint at) const {
+    const narrative::CameraPose& pose = camera_.pose();
+    const narrative::ViewFrustum f = viewFrustum();
+    const double tanV = std::tan(0.5 * f.verticalFov), tanH = tanV * f.aspect;
+    const double x = (2.0 * (at.x() + 0.5) / std::max(width(), 1) - 1.0) * tanH;
+    const double y = (1.0 - 2.0 * (at.y() + 0.5) / std::max(height(), 1)) * tanV;
+    const narrative::Vec3 direction = narrative::normalized(pose.forward() + pose.right() * x + pose.up() * y);
+    const narrative::Vec3 start = pose.position() + direction * f.nearDistance;
+    const narrative::Vec3 end = pose.position() + direction * f.farDistance;
+    osg::ref_ptr<osgUtil::LineSegmentIntersector> ray =
+        new osgUtil::LineSegmentIntersector(osgUtil::Intersector::MODEL, toOsg(start), toOsg(end));
+    osgUtil::IntersectionVisitor visitor(ray.get());
+    wall_->node()->accept(visitor);
+    if (!ray->containsIntersections()) return std::nullopt;
+    const osg::Vec3d p = ray->getFirstIntersection().getWorldIntersectPoint();
+    return narrative::Vec3{p.x(), p.y(), p.z()};
+}
+
+void SceneView::showResourceGizmo(const narrative::Vec3& centre, double radius, const narrative::Vec3& target) {
+    gizmo_->set(centre, radius, target);
+    gizmo_->setVisible(true);
+    update();
+}
+
+void SceneView::hideResourceGizmo() {
+    gizmo_->setVisible(false);
+    update();
 }
 
 void SceneView::applyCamera(int w, int h, const narrative::CameraPose& pose) {

@@ -9,6 +9,7 @@
 // snapshot if one arrived, and renders.
 
 #include "narrative/CameraRig.h"
+#include "narrative/ResourceActivation.h"
 #include "widgets/ColorMap.h"
 
 #include <QElapsedTimer>
@@ -41,6 +42,7 @@ class ColorLegend;
 class FluidSurface;
 class HeartWall;
 class HudOverlay;
+class ResourceGizmo;
 class SimulationRunner;
 class VideoRecorder;
 struct BloodSnapshot;
@@ -120,6 +122,15 @@ public:
     const std::deque<double>& recentFrameTimesMs() const { return frameTimes_; }
     std::shared_ptr<const BloodSnapshot> shownSnapshot() const { return shown_; }
 
+    /// The camera's field of view (resource activation, Poyart 2016 5.5).
+    narrative::ViewFrustum viewFrustum() const;
+    /// The point of the heart wall (at the phase on screen) under the widget position
+    /// `at`, by a ray cast from the camera; nullopt when the ray misses the wall.
+    std::optional<narrative::Vec3> pickWall(QPoint at) const;
+    /// The resource editor's sphere (c, r) and target t in the view, or none.
+    void showResourceGizmo(const narrative::Vec3& centre, double radius, const narrative::Vec3& target);
+    void hideResourceGizmo();
+
     /// Renders the view at `size` (any size up to kMaxImageSide) into an image,
     /// without the overlays. Throws std::invalid_argument for a bad size.
     /// With `from`, renders from that pose instead of the camera's (a narrative node's
@@ -187,6 +198,7 @@ private:
     std::unique_ptr<HeartWall> wall_;
     std::unique_ptr<BloodSpheres> blood_;
     std::unique_ptr<FluidSurface> fluid_; // shares blood_'s particle geometry
+    std::unique_ptr<ResourceGizmo> gizmo_;
     HudOverlay* hud_ = nullptr;
     ColorLegend* legend_ = nullptr;
 

@@ -2,6 +2,7 @@
 // adult phantom), or renders headless screenshots and frame-time measurements for tests
 // and benchmarks. Run `atrium --help` for the options.
 
+#include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativePlayback.h"
@@ -14,6 +15,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QOpenGLContext>
 #include <QRegularExpression>
@@ -101,11 +103,22 @@ int main(int argc, char** argv) {
         {"export-video", "With --narrative: render the narrative frame by frame into an MP4 video and exit.", "MP4"},
         {"fps", "With --export-video: frames per second (default 30).", "F"},
     });
+    parser.addPositionalArgument("lecture", "A lecture to open: a content package (FILE.atrium) with its heart, narratives and "
+                                            "resources.", "[FILE.atrium]");
     parser.process(app);
 
     widgets::ViewerOptions options;
+    const QStringList positional = parser.positionalArguments();
+    if (positional.size() > 1) fail("give at most one lecture (FILE.atrium)");
+    if (!positional.isEmpty()) {
+        if (!positional[0].endsWith(".atrium", Qt::CaseInsensitive))
+            fail("'" + positional[0] + "' is not a lecture: content packages end in .atrium");
+        if (!QFileInfo::exists(positional[0])) fail(positional[0] + ": no such file");
+        options.lecture = positional[0];
+    }
     const int sources = int(parser.isSet("phantom")) + int(parser.isSet("volumes")) + int(parser.isSet("meshes"));
     if (sources > 1) fail("give one of --phantom, --volumes, --meshes");
+    if (sources > 0 && options.lecture) fail("a lecture brings its own heart: give either FILE.atrium or a heart option");
     try {
         if (parser.isSet("phantom")) options.source = heart::HeartSource::fromPreset(parser.value("phantom").toStdString());
         std::optional<float> isovalue;
@@ -261,6 +274,8 @@ int main(int argc, char** argv) {
         if (screenshot) {
             const QString path = parser.value("screenshot");
             try {
+                if (auto why = window.lectureUi()->refusal(narrative::Operation::RenderImage, size.width(), size.height()))
+                    fail(*why);
                 QImage image = view->renderImage(size);
                 workspace->overlays()->paintOnto(image);
                 if (!image.save(path, "PNG")) fail("could not write " + path);

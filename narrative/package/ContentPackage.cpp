@@ -235,10 +235,11 @@ std::optional<std::string> checkResource(const Manifest& m, const Resource& r, c
 
 } // namespace
 
-EditResult ContentPackage::addResource(Resource resource) {
+EditResult ContentPackage::addResource(Resource resource, std::optional<std::size_t> at) {
     return edit(Operation::EditResources, [&](Manifest& m) -> std::optional<std::string> {
         if (auto why = checkResource(m, resource, {})) return why;
-        m.resources.push_back(std::move(resource));
+        m.resources.insert(m.resources.begin() + std::ptrdiff_t(std::min(at.value_or(m.resources.size()), m.resources.size())),
+                           std::move(resource));
         return std::nullopt;
     });
 }

@@ -104,7 +104,8 @@ public:
     EditResult setAuthor(std::string author);
     /// The heart; a series' entries must be files of the package.
     EditResult setHeart(HeartSpec heart);
-    EditResult addResource(narrative::Resource resource);
+    /// Adds a resource at index `at` (default: the end).
+    EditResult addResource(narrative::Resource resource, std::optional<std::size_t> at = std::nullopt);
     /// Replaces the resource whose id is `id` (the new one may have another id).
     EditResult replaceResource(const std::string& id, narrative::Resource resource);
     EditResult removeResource(const std::string& id);

@@ -1,0 +1,218 @@
+// The sample lecture in a real window (under Xvfb in CI): it opens signed, locked and
+// branded; what its flags forbid is disabled and says why; a resource appears on the
+// bar when the camera flies into its sphere looking at its target, and opens in place;
+// the author's password unlocks editing, with undo; a tampered copy is refused.
+
+#include "narrative/package/ContentPackage.h"
+#include "widgets/BrandingBar.h"
+#include "widgets/Lecture.h"
+#include "widgets/LectureUi.h"
+#include "widgets/MainWindow.h"
+#include "widgets/ResourceBar.h"
+#include "widgets/ResourceEditor.h"
+#include "widgets/ResourceViewer.h"
+#include "widgets/SceneView.h"
+
+#include <QAction>
+#include <QActionGroup>
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QToolButton>
+#include <QUndoStack>
+
+#include <gtest/gtest.h>
+#include <zip.h>
+
+#include <filesystem>
+#include <functional>
+#include <memory>
+
+using namespace atrium;
+using widgets::MainWindow;
+
+namespace {
+
+bool waitFor(const std::function<bool()>& done, double seconds) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > seconds * 1000) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QTest::qWait(5);
+    }
+    return true;
+}
+
+/// The viewer opened on `lecture` as `atrium FILE.atrium` does (headless: no dialogs),
+/// once the lecture's heart is framed (which sends the camera home).
+std::unique_ptr<MainWindow> openLecture(const QString& lecture) {
+    widgets::ViewerOptions options;
+    options.lecture = lecture;
+    options.particleBudget = 3000;
+    options.persistSettings = false;
+    options.headless = true;
+    auto w = std::make_unique<MainWindow>(options);
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
+    w->resize(1100, 720);
+    w->show();
+    EXPECT_TRUE(waitFor([&] { return loaded; }, 240)) << "the lecture's heart did not load";
+    return w;
+}
+
+bool shown(const MainWindow& w, const std::string& id) {
+    const auto ids = w.lectureUi()->resourceBar()->shownIds();
+    return std::find(ids.begin(), ids.end(), id) != ids.end();
+}
+
+/// Puts the camera at `pose` (first-person mode, at rest) and lets a few frames pass.
+void placeCamera(MainWindow& w, const narrative::CameraPose& pose) {
+    w.sceneView()->setNavigationMode(narrative::CameraMode::FirstPerson);
+    w.sceneView()->camera().setPose(pose);
+    const auto frames = w.sceneView()->framesRendered();
+    waitFor([&] { return w.sceneView()->framesRendered() >= frames + 3; }, 20);
+}
+
+const QString kLecture = ATRIUM_SAMPLE_LECTURE;
+
+} // namespace
+
+TEST(LectureUi, TheSampleLectureOpensSignedLockedAndBranded) {
+    auto w = openLecture(kLecture);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60)) << "the lecture did not open";
+    EXPECT_EQ(w->windowTitle(), "Atrium - The left heart");
+    const auto& p = ui->lecture()->package();
+    EXPECT_TRUE(p.locked());
+    EXPECT_EQ(p.signatureState(), package::SignatureState::Signed);
+    EXPECT_FALSE(p.authorPresent());
+
+    // The branding bar is there, with the lock and the signer always in sight.
+    ASSERT_TRUE(waitFor([&] { return ui->brandingBar()->isVisible(); }, 10));
+    EXPECT_TRUE(ui->brandingBar()->brandingText().contains("Atrium demo college"));
+    EXPECT_TRUE(ui->brandingBar()->lockText().contains("Locked by its author"));
+    EXPECT_TRUE(ui->brandingBar()->signatureText().contains("unknown author")) << "the demo key is on no trust list";
+
+    // Locked narratives and resources: their edit controls are disabled and say why.
+    for (QAction* a : {ui->resourceEditor()->newAction(), ui->resourceEditor()->editAction(), ui->resourceEditor()->removeAction()}) {
+        EXPECT_FALSE(a->isEnabled()) << a->text().toStdString();
+        EXPECT_TRUE(a->toolTip().contains("locked this content's embedded resources")) << a->toolTip().toStdString();
+    }
+    const auto narratives = ui->refusal(narrative::Operation::EditNarratives);
+    ASSERT_TRUE(narratives);
+    EXPECT_TRUE(narratives->contains("locked this content's narratives"));
+    QString error;
+    EXPECT_FALSE(ui->resourceEditor()->removeResource("aorta", &error)) << "the API refuses too";
+    EXPECT_TRUE(error.contains("locked"));
+    EXPECT_EQ(p.manifest().resources.size(), 11u);
+    EXPECT_TRUE(ui->unlockAction()->isEnabled());
+
+    // The global resources are listed wherever the camera is.
+    EXPECT_TRUE(waitFor([&] { return shown(*w, "heart-sounds") && shown(*w, "handout"); }, 10));
+}
+
+TEST(LectureUi, AResourceBecomesActiveWhenTheCameraFliesIntoItsSphere) {
+    auto w = openLecture(kLecture);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60));
+    const auto* mitral = ui->lecture()->manifest().findResource("mitral-valve-picture");
+    ASSERT_NE(mitral, nullptr);
+
+    // Far outside its sphere: not on the bar.
+    placeCamera(*w, narrative::CameraPose::lookAt({0, -300, 0}, mitral->target));
+    EXPECT_FALSE(shown(*w, "mitral-valve-picture"));
+    // Inside the sphere but turned away from the valve: still not (Poyart 2016 fig. 5.5).
+    const narrative::CameraPose away = narrative::CameraPose::lookAt(mitral->centre, mitral->centre + (mitral->centre - mitral->target));
+    placeCamera(*w, away);
+    EXPECT_FALSE(shown(*w, "mitral-valve-picture"));
+    // Inside the sphere looking at the valve: its icon appears.
+    placeCamera(*w, narrative::CameraPose::lookAt(mitral->centre + narrative::Vec3{2, 0, 0}, mitral->target));
+    ASSERT_TRUE(waitFor([&] { return shown(*w, "mitral-valve-picture"); }, 10));
+
+    // A click opens it in place; it asks to reposition, so the camera flies to its view.
+    QToolButton* button = ui->resourceBar()->button("mitral-valve-picture");
+    ASSERT_NE(button, nullptr);
+    QTest::mouseClick(button, Qt::LeftButton);
+    EXPECT_EQ(ui->resourceViewer()->shownId(), "mitral-valve-picture");
+    EXPECT_TRUE(ui->resourceViewer()->isVisible());
+    ASSERT_TRUE(waitFor([&] { return !ui->flying(); }, 10));
+    EXPECT_LT(narrative::length(w->sceneView()->camera().pose().position() - mitral->centre), 1e-6);
+    ui->resourceViewer()->closePanel();
+    EXPECT_FALSE(ui->resourceViewer()->isVisible());
+
+    // The text of the left atrium opens by itself when the camera enters its sphere.
+    const auto* atrium = ui->lecture()->manifest().findResource("left-atrium");
+    ASSERT_NE(atrium, nullptr);
+    placeCamera(*w, narrative::CameraPose::lookAt(atrium->centre, atrium->target));
+    ASSERT_TRUE(waitFor([&] { return ui->resourceViewer()->shownId() == "left-atrium"; }, 10));
+}
+
+TEST(LectureUi, TheAuthorsPasswordUnlocksEditingWithUndo) {
+    auto w = openLecture(kLecture);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60));
+    widgets::ResourceEditor* editor = ui->resourceEditor();
+    QString error;
+    EXPECT_FALSE(ui->unlock("atrium-Demo", &error));
+    EXPECT_TRUE(error.contains("wrong password"));
+    EXPECT_FALSE(editor->newAction()->isEnabled());
+
+    ASSERT_TRUE(ui->unlock("atrium-demo", &error)) << error.toStdString();
+    EXPECT_TRUE(editor->newAction()->isEnabled());
+    EXPECT_TRUE(ui->brandingBar()->lockText().contains("Unlocked"));
+
+    narrative::Resource here = editor->resourceHere();
+    here.name = "Here";
+    ASSERT_TRUE(editor->addResource(here, &error)) << error.toStdString();
+    EXPECT_NE(ui->lecture()->manifest().findResource(here.id), nullptr);
+    placeCamera(*w, narrative::CameraPose::lookAt(here.centre, here.target));
+    EXPECT_TRUE(waitFor([&] { return shown(*w, here.id); }, 10));
+    editor->undoStack()->undo();
+    EXPECT_EQ(ui->lecture()->manifest().findResource(here.id), nullptr);
+    editor->undoStack()->redo();
+    EXPECT_NE(ui->lecture()->manifest().findResource(here.id), nullptr);
+
+    // Saved by the author: signed again with the lecture's own key, still locked.
+    QTemporaryDir dir;
+    const std::string copy = dir.filePath("edited.atrium").toStdString();
+    ui->lecture()->package().save(copy);
+    const auto again = package::ContentPackage::open(copy);
+    EXPECT_EQ(again.signer(), ui->lecture()->package().lockOwner());
+    EXPECT_TRUE(again.locked());
+    EXPECT_NE(again.manifest().findResource(here.id), nullptr);
+}
+
+TEST(LectureUi, ATamperedCopyIsRefusedNamingTheEntry) {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("tampered.atrium");
+    std::filesystem::copy_file(kLecture.toStdString(), copy.toStdString());
+    {
+        int error = 0;
+        zip_t* z = zip_open(copy.toStdString().c_str(), 0, &error);
+        ASSERT_NE(z, nullptr);
+        static const std::string handout = "A different handout.";
+        zip_file_add(z, "media/left-heart-handout.txt", zip_source_buffer(z, handout.data(), handout.size(), 0), ZIP_FL_OVERWRITE);
+        ASSERT_EQ(zip_close(z), 0);
+    }
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.persistSettings = false;
+    options.headless = true;
+    MainWindow w(options);
+    QString error;
+    EXPECT_FALSE(w.lectureUi()->openNow(copy, &error));
+    EXPECT_TRUE(error.contains("media/left-heart-handout.txt")) << error.toStdString();
+    EXPECT_TRUE(error.contains("tampered")) << error.toStdString();
+    EXPECT_EQ(w.lectureUi()->lecture(), nullptr);
+}
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("AtriumTest");
+    QApplication::setApplicationName("AtriumLectureUiTest");
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,70 @@
+#include "widgets/Lecture.h"
+
+#include "narrative/package/PackageError.h"
+
+#include <QDir>
+#include <QFileInfo>
+
+namespace atrium::widgets {
+
+Lecture::Lecture(package::ContentPackage package, const QString& path)
+    : package_(std::move(package)), path_(path), media_(QDir::tempPath() + "/atrium-lecture-XXXXXX") {
+    if (!media_.isValid())
+        throw package::PackageError(package::PackageError::Kind::Io, "cannot create a folder for the lecture's media in " +
+                                                                         QDir::tempPath().toStdString());
+    resourcesChanged();
+}
+
+std::unique_ptr<Lecture> Lecture::open(const QString& path, const package::ProgressCallback& progress) {
+    auto p = package::ContentPackage::open(path.toStdString(), {}, progress);
+    return std::unique_ptr<Lecture>(new Lecture(std::move(p), path));
+}
+
+QString Lecture::mediaPath(const std::string& entry) {
+    const QString target = QDir(media_.path()).filePath(QString::fromStdString(entry));
+    if (!QFileInfo::exists(target)) package_.extractFile(entry, media_.path().toStdString());
+    return target;
+}
+
+void Lecture::extractAll() {
+    for (const auto& f : manifest().files) mediaPath(f.entry);
+}
+
+heart::HeartSource Lecture::heartSource() {
+    const package::HeartSpec& h = manifest().heart;
+    if (h.source == package::HeartSpec::Source::Phantom) return heart::HeartSource::fromPreset(h.preset);
+    // A series: its entries, extracted in order, named so that their folder sorts as the
+    // manifest lists them.
+    const QString folder = QDir(media_.path()).filePath("heart-series");
+    QDir().mkpath(folder);
+    for (std::size_t i = 0; i < h.entries.size(); ++i) {
+        const QString source = mediaPath(h.entries[i]);
+        const QString name = QString("phase_%1.%2").arg(i, 3, 10, QChar('0')).arg(QFileInfo(source).suffix());
+        QFile::remove(QDir(folder).filePath(name));
+        QFile::copy(source, QDir(folder).filePath(name));
+    }
+    const double cycle = h.cycleSeconds.value_or(0.8);
+    if (h.source == package::HeartSpec::Source::Meshes) return heart::HeartSource::fromMeshes(folder.toStdString(), cycle);
+    return heart::HeartSource::fromVolumes(folder.toStdString(),
+                                           h.isovalue ? std::optional<float>(float(*h.isovalue)) : std::nullopt, cycle);
+}
+
+std::optional<QString> Lecture::refusal(narrative::Operation op) const {
+    if (auto why = package_.gate().check(op)) return QString::fromStdString(*why);
+    return std::nullopt;
+}
+
+std::optional<QString> Lecture::refusal(narrative::Operation op, int width, int height) const {
+    if (auto why = package_.gate().checkSize(op, {width, height})) return QString::fromStdString(*why);
+    return std::nullopt;
+}
+
+bool Lecture::updateActivation(const narrative::CameraPose& pose, const narrative::ViewFrustum& frustum) {
+    const auto before = activation_.active();
+    activation_.update(pose, frustum);
+    return activation_.active() != before;
+}
+
+void Lecture::resourcesChanged() { activation_.setResources(manifest().resources); }
+
+} // namespace atrium::widgets

@@ -1,0 +1,140 @@
+#pragma once
+// Content packages in the viewer's window: opening a lecture (File > Open lecture,
+// recent lectures, drag and drop, `atrium FILE.atrium`) on a worker thread behind a
+// progress dialog, its heart and narratives, the resource bar and the resource viewer,
+// the branding bar with the lock and signature state, unlocking with the author's
+// password, trusting an author, Save Lecture As, and the restriction flags reflected
+// in the window: a control that a flag forbids is disabled and its tooltip says why.
+// Every decision is the package's gate (narrative::ContentGate): this class only asks.
+
+#include "narrative/CameraPose.h"
+#include "narrative/Restrictions.h"
+#include "sim/heart/HeartPipeline.h"
+
+#include <QObject>
+#include <QPointer>
+#include <QString>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+class QAction;
+class QActionGroup;
+class QMainWindow;
+class QMenu;
+class QTimer;
+class QUndoStack;
+
+namespace atrium::widgets {
+
+class BrandingBar;
+class Lecture;
+class ResourceBar;
+class ResourceEditor;
+class ResourceViewer;
+class SceneView;
+
+class LectureUi : public QObject {
+    Q_OBJECT
+public:
+    /// What the window lends: how to load a heart, and the actions a flag can forbid.
+    struct Hooks {
+        std::function<void(const heart::HeartSource&)> loadHeart;
+        QAction* record = nullptr;      ///< video export
+        QActionGroup* navigation = nullptr; ///< free-flight modes
+        /// Hands the lecture's narratives document (a file in its extracted folder) to the
+        /// narrative workspace; `locked` says why its editing is refused (empty: allowed).
+        std::function<void(const QString& documentPath, const QString& locked)> openNarratives;
+        /// The narratives document as edited in the window (to store on Save Lecture As),
+        /// empty when there is none.
+        std::function<std::string()> narrativesText;
+    };
+
+    LectureUi(QMainWindow* window, SceneView* view, bool persistSettings, bool interactive);
+    ~LectureUi() override;
+    void setHooks(Hooks hooks);
+
+    /// Puts Open Lecture, Recent Lectures and Save Lecture As into `file`.
+    void addFileActions(QMenu* file);
+    /// The "Lecture" menu (unlock, trust, information, resource editing).
+    QMenu* menu() const { return menu_; }
+
+    /// Opens a package on a worker thread with a progress dialog (Cancel stops it); the
+    /// current lecture stays until the new one is verified.
+    void open(const QString& path);
+    /// Opens at once, on this thread (command line, headless runs, tests). False with
+    /// `error` set when the package is bad, tampered or expired.
+    bool openNow(const QString& path, QString* error = nullptr);
+    void close();
+    Lecture* lecture() const { return lecture_.get(); }
+    /// "Atrium - TITLE" while a lecture is open (after the window named its heart).
+    void refreshTitle();
+
+    /// The gate's refusal of `op` for the open lecture (nullopt: allowed, or no lecture).
+    std::optional<QString> refusal(narrative::Operation op) const;
+    std::optional<QString> refusal(narrative::Operation op, int width, int height) const;
+
+    /// Opens the lecture's lock with the author's password; false when it is wrong.
+    bool unlock(const QString& password, QString* error = nullptr);
+    /// Opens resource `id` as a click on its icon does.
+    void openResource(const QString& id);
+    /// Whether the camera is flying to a resource's view (any input stops it).
+    bool flying() const { return flight_ != nullptr; }
+
+    ResourceBar* resourceBar() const { return bar_; }
+    ResourceViewer* resourceViewer() const { return viewer_; }
+    BrandingBar* brandingBar() const { return branding_; }
+    ResourceEditor* resourceEditor() const { return editor_; }
+    QUndoStack* undoStack() const;
+    QAction* openAction() const { return open_; }
+    QAction* saveAsAction() const { return saveAs_; }
+    QAction* unlockAction() const { return unlock_; }
+
+Q_SIGNALS:
+    /// A lecture was opened (or closed: null title).
+    void lectureChanged(const QString& title);
+    void openFailed(const QString& message);
+    /// The bar's resources changed (after a camera move or an edit).
+    void resourcesListed();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void buildActions();
+    void adopt(std::shared_ptr<Lecture> lecture);
+    void reflectGate();
+    void updateBars();
+    void layoutOverlays();
+    void onFrame();
+    void flyTo(const narrative::CameraPose& target);
+    void saveAs();
+    void askUnlock();
+    void trustAuthor();
+    void showInformation();
+    void rememberRecent(const QString& path);
+    void fillRecent();
+    void message(const QString& text, bool warning = false);
+    bool navigationRestricted() const;
+
+    QMainWindow* window_;
+    SceneView* view_;
+    bool persist_, interactive_;
+    Hooks hooks_;
+    std::shared_ptr<Lecture> lecture_;
+    ResourceBar* bar_;
+    ResourceViewer* viewer_;
+    BrandingBar* branding_;
+    ResourceEditor* editor_;
+    QMenu* menu_;
+    QMenu* recent_ = nullptr;
+    QAction *open_, *saveAs_, *unlock_, *trust_, *info_, *closeLecture_;
+    QString recordTip_;
+    bool opening_ = false;
+    // The reposition flight: from, to, start time (ms) and duration (s).
+    struct Flight;
+    std::unique_ptr<Flight> flight_;
+};
+
+} // namespace atrium::widgets
