@@ -1,5 +1,6 @@
 #include "widgets/LectureUi.h"
 
+#include "narrative/NarrativeDocument.h"
 #include "narrative/NarrativePlayer.h"
 #include "narrative/package/PackageError.h"
 #include "narrative/package/TrustStore.h"
@@ -442,9 +443,13 @@ void LectureUi::saveAs() {
     const QString path = QFileDialog::getSaveFileName(window_, "Save lecture as", lecture_->path(), "Atrium lectures (*.atrium)");
     if (path.isEmpty()) return;
     try {
-        if (hooks_.narrativesText) {
-            const std::string text = hooks_.narrativesText();
-            if (!text.empty() && text != lecture_->package().narrativesDocument()) {
+        if (hooks_.narrativesText && !lecture_->manifest().narratives.empty()) {
+            const std::string text = hooks_.narrativesText(lecture_->mediaPath(lecture_->manifest().narratives));
+            // Compared as documents: the editor writes its own layout.
+            const auto stored = narrative::toJson(narrative::parseNarrativeDocument(lecture_->package().narrativesDocument(),
+                                                                                     lecture_->manifest().narratives))
+                                    .dump(2) + "\n";
+            if (!text.empty() && text != stored) {
                 const auto r = lecture_->package().setNarrativesDocument(text);
                 if (!r) message("The narratives were not stored: " + QString::fromStdString(r.error()), true);
             }

@@ -46,9 +46,9 @@ public:
         /// Hands the lecture's narratives document (a file in its extracted folder) to the
         /// narrative workspace; `locked` says why its editing is refused (empty: allowed).
         std::function<void(const QString& documentPath, const QString& locked)> openNarratives;
-        /// The narratives document as edited in the window (to store on Save Lecture As),
-        /// empty when there is none.
-        std::function<std::string()> narrativesText;
+        /// The narratives document as edited in the window when it is the one at
+        /// `documentPath` (to store on Save Lecture As), else empty.
+        std::function<std::string(const QString& documentPath)> narrativesText;
     };
 
     LectureUi(QMainWindow* window, SceneView* view, bool persistSettings, bool interactive);

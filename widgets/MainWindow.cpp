@@ -4,6 +4,8 @@
 #include "widgets/ControlBar.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
+#include "narrative/NarrativeDocument.h"
+#include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/LectureUi.h"
 #include "widgets/SceneView.h"
@@ -59,7 +61,16 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     buildMenus();
     buildControlBar();
     buildNarratives();
-    lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source); }, record_, modes_, {}, {}});
+    lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source); }, record_, modes_,
+                        [this](const QString& document, const QString& locked) {
+                            QString error;
+                            if (!narratives_->openFile(document, &error)) statusBar()->showMessage(error);
+                            narratives_->setEditRefusal(locked);
+                        },
+                        [this](const QString& document) -> std::string {
+                            if (narratives_->editor()->filePath() != document) return {};
+                            return narrative::toJson(narratives_->editor()->document()).dump(2) + "\n";
+                        }});
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
     resize(1280, 800);

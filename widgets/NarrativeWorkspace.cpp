@@ -313,8 +313,32 @@ void NarrativeWorkspace::refresh() {
         else overlays_->edit(QString("edit/%1/%2").arg(editor_->currentIndex()).arg(editingNode_), n->nodes[std::size_t(editingNode_)].overlays);
     }
     refreshOverlayEditor();
+    for (QAction* a : {addNode_, removeNode_, nodeDetails_, editOverlays_, undo_, redo_, newNarrative_, renameNarrative_,
+                       duplicateNarrative_, deleteNarrative_, narrativeDetails_}) {
+        if (editRefusal_.isEmpty()) {
+            if (editTips_.contains(a)) {
+                a->setToolTip(editTips_.take(a));
+                if (a == addNode_ || a == newNarrative_) a->setEnabled(true); // always allowed otherwise
+            }
+            continue;
+        }
+        if (!editTips_.contains(a)) editTips_.insert(a, a->toolTip());
+        a->setEnabled(false);
+        a->setToolTip(editRefusal_);
+    }
     updateStatus();
     updateTitle();
+}
+
+void NarrativeWorkspace::setEditRefusal(const QString& why) {
+    editRefusal_ = why;
+    if (!why.isEmpty()) setEditingOverlays(false);
+    refresh();
+    // refresh() leaves undo and redo to their stack: enable them as it would.
+    if (why.isEmpty()) {
+        undo_->setEnabled(editor_->undoStack()->canUndo());
+        redo_->setEnabled(editor_->undoStack()->canRedo());
+    }
 }
 
 void NarrativeWorkspace::refreshOverlayEditor() {
@@ -396,6 +420,7 @@ QImage NarrativeWorkspace::renderThumbnail(const narrative::CameraPose& pose) {
 }
 
 void NarrativeWorkspace::addNodeFromView() {
+    if (!editRefusal_.isEmpty()) return window_->statusBar()->showMessage(editRefusal_, 6000);
     if (!editor_->current()) editor_->addNarrative("Narrative 1");
     playback_->stop();
     Node node;
@@ -565,6 +590,7 @@ void NarrativeWorkspace::restackOverlay(int direction) {
 }
 
 void NarrativeWorkspace::editNode(int k) {
+    if (!editRefusal_.isEmpty()) return window_->statusBar()->showMessage(editRefusal_, 6000);
     const narrative::Narrative* n = editor_->current();
     if (!n || k < 0 || k >= int(n->nodes.size())) return;
     NodeDialog dialog(n->nodes[std::size_t(k)], dialogParent());
@@ -572,6 +598,7 @@ void NarrativeWorkspace::editNode(int k) {
 }
 
 void NarrativeWorkspace::editTransition(int k) {
+    if (!editRefusal_.isEmpty()) return window_->statusBar()->showMessage(editRefusal_, 6000);
     const narrative::Narrative* n = editor_->current();
     if (!n || k < 0 || k >= int(n->transitions.size())) return;
     TransitionDialog dialog(n->transitions[std::size_t(k)], dialogParent());
@@ -579,6 +606,7 @@ void NarrativeWorkspace::editTransition(int k) {
 }
 
 bool NarrativeWorkspace::openFile(const QString& path, QString* error) {
+    if (!editRefusal_.isEmpty()) setEditRefusal({});
     try {
         playback_->stop();
         setEditingOverlays(false);

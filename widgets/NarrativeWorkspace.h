@@ -54,6 +54,11 @@ public:
     /// given) gets the message, otherwise a message box shows it.
     bool openFile(const QString& path, QString* error = nullptr);
     bool saveFile(const QString& path, QString* error = nullptr);
+    /// Refuses every edit of the open document with `why` (a locked lecture's
+    /// narratives, from its package's gate): the editing controls are disabled with it as
+    /// their tooltip. Empty allows editing again; opening a file clears it.
+    void setEditRefusal(const QString& why);
+    const QString& editRefusal() const { return editRefusal_; }
     /// With unsaved edits: asks to save, discard or cancel. False: cancel (do not close).
     bool maybeSave();
 
@@ -118,6 +123,8 @@ private:
     QStringList pendingThumbnails_;
     double lastThumbnailMs_ = 0.0;
     int editingNode_ = -1;
+    QString editRefusal_;
+    QHash<QAction*, QString> editTips_; ///< the editing actions' own tooltips while refused
 
     QAction *newDoc_, *open_, *save_, *saveAs_, *play_, *next_, *previous_, *stop_, *loop_, *addNode_, *removeNode_,
         *nodeDetails_, *editOverlays_, *undo_, *redo_, *exportVideo_;

@@ -8,6 +8,8 @@
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativeWorkspace.h"
 #include "widgets/ResourceBar.h"
 #include "widgets/ResourceEditor.h"
 #include "widgets/ResourceViewer.h"
@@ -103,6 +105,14 @@ TEST(LectureUi, TheSampleLectureOpensSignedLockedAndBranded) {
     const auto narratives = ui->refusal(narrative::Operation::EditNarratives);
     ASSERT_TRUE(narratives);
     EXPECT_TRUE(narratives->contains("locked this content's narratives"));
+    // The lecture's narrative is in the narrative bar, playable, its editing refused.
+    widgets::NarrativeWorkspace* tour = w->narratives();
+    EXPECT_EQ(tour->editor()->document().narratives.size(), 1u);
+    EXPECT_TRUE(tour->playAction()->isEnabled());
+    for (QAction* a : {tour->addNodeAction(), tour->removeNodeAction(), tour->editOverlaysAction()}) {
+        EXPECT_FALSE(a->isEnabled()) << a->text().toStdString();
+        EXPECT_TRUE(a->toolTip().contains("locked this content's narratives")) << a->toolTip().toStdString();
+    }
     QString error;
     EXPECT_FALSE(ui->resourceEditor()->removeResource("aorta", &error)) << "the API refuses too";
     EXPECT_TRUE(error.contains("locked"));
@@ -161,6 +171,7 @@ TEST(LectureUi, TheAuthorsPasswordUnlocksEditingWithUndo) {
 
     ASSERT_TRUE(ui->unlock("atrium-demo", &error)) << error.toStdString();
     EXPECT_TRUE(editor->newAction()->isEnabled());
+    EXPECT_TRUE(w->narratives()->addNodeAction()->isEnabled()) << "the author may edit the narratives";
     EXPECT_TRUE(ui->brandingBar()->lockText().contains("Unlocked"));
 
     narrative::Resource here = editor->resourceHere();
