@@ -90,7 +90,7 @@ ResourceDialog::ResourceDialog(QWidget* parent) : QDialog(parent) {
     radius_->setSuffix(" mm");
     radiusSlider_ = new QSlider(Qt::Horizontal, this);
     radiusSlider_->setRange(5, 2000); // tenths of a log scale step: see below
-    radiusSlider_->setToolTip("Drag to grow or shrink the sphere in the view");
+    radiusSlider_->setToolTip("Grows or shrinks the sphere in the view (so does Ctrl+drag up or down in the view)");
     auto* radiusRow = new QHBoxLayout;
     radiusRow->addWidget(radius_);
     radiusRow->addWidget(radiusSlider_, 1);

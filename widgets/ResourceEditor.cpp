@@ -12,6 +12,8 @@
 #include <QUndoCommand>
 #include <QUndoStack>
 
+#include <cmath>
+
 namespace atrium::widgets {
 
 using narrative::Operation;
@@ -237,6 +239,22 @@ bool ResourceEditor::pickTargetAt(QPoint at) {
 }
 
 bool ResourceEditor::eventFilter(QObject* watched, QEvent* event) {
+    // Ctrl+drag sizes the sphere: up grows it, down shrinks it, by a factor e per 100 px.
+    if (watched == view_ && dialog_ && dialog_->isVisible()) {
+        const auto* e = static_cast<QMouseEvent*>(event);
+        if (event->type() == QEvent::MouseButtonPress && e->button() == Qt::LeftButton && (e->modifiers() & Qt::ControlModifier)) {
+            radiusDrag_ = {int(e->position().y()), dialog_->resource().radius};
+            return true;
+        }
+        if (radiusDrag_ && event->type() == QEvent::MouseMove) {
+            dialog_->setRadius(radiusDrag_->second * std::exp((radiusDrag_->first - e->position().y()) / 100.0));
+            return true;
+        }
+        if (radiusDrag_ && event->type() == QEvent::MouseButtonRelease) {
+            radiusDrag_.reset();
+            return true;
+        }
+    }
     if (watched == view_ && picking_ && event->type() == QEvent::MouseButtonPress) {
         const auto* e = static_cast<QMouseEvent*>(event);
         if (e->button() == Qt::LeftButton) {

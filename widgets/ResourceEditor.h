@@ -2,8 +2,8 @@
 // Authoring embedded resources in the viewer (Poyart 2016 5.5): a dialog for a
 // resource's kind, content, metadata and options, whose placement is set from the 3D
 // view - the centre c from the camera where the author stands, the target t by clicking
-// on the heart (a ray cast on the wall at the phase on screen), the radius r with a
-// slider while the sphere gizmo shows it in the view. Every edit goes on an undo stack
+// on the heart (a ray cast on the wall at the phase on screen), the radius r by
+// Ctrl+dragging up or down in the view (or with a slider) while the sphere gizmo shows it. Every edit goes on an undo stack
 // and through the package's gate: when the lecture's resources are locked, the actions
 // are disabled and their tooltips say why.
 
@@ -79,6 +79,8 @@ private:
     QAction *new_, *edit_, *remove_, *undoAction_, *redoAction_;
     ResourceDialog* dialog_ = nullptr;
     bool picking_ = false;
+    // Ctrl+drag in the view while the dialog is open sizes the sphere: where it started.
+    std::optional<std::pair<int, double>> radiusDrag_;
 };
 
 } // namespace atrium::widgets

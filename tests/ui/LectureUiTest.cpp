@@ -11,6 +11,7 @@
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/ResourceBar.h"
+#include "widgets/ResourceDialog.h"
 #include "widgets/ResourceEditor.h"
 #include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
@@ -19,6 +20,7 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QElapsedTimer>
+#include <QMouseEvent>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -27,6 +29,7 @@
 #include <gtest/gtest.h>
 #include <zip.h>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <memory>
@@ -118,6 +121,14 @@ TEST(LectureUi, TheSampleLectureOpensSignedLockedAndBranded) {
     EXPECT_TRUE(error.contains("locked"));
     EXPECT_EQ(p.manifest().resources.size(), 11u);
     EXPECT_TRUE(ui->unlockAction()->isEnabled());
+
+    // Free flight is allowed here (the control for FlagsDisableWhatTheyForbidAndSayWhy).
+    w->sceneView()->setNavigationMode(narrative::CameraMode::FirstPerson);
+    const narrative::Vec3 before = w->sceneView()->camera().pose().position();
+    QTest::keyPress(w->sceneView(), Qt::Key_W);
+    QTest::qWait(400);
+    QTest::keyRelease(w->sceneView(), Qt::Key_W);
+    EXPECT_GT(narrative::length(w->sceneView()->camera().pose().position() - before), 0.1);
 
     // The global resources are listed wherever the camera is.
     EXPECT_TRUE(waitFor([&] { return shown(*w, "heart-sounds") && shown(*w, "handout"); }, 10));
@@ -217,6 +228,85 @@ TEST(LectureUi, ATamperedCopyIsRefusedNamingTheEntry) {
     EXPECT_TRUE(error.contains("media/left-heart-handout.txt")) << error.toStdString();
     EXPECT_TRUE(error.contains("tampered")) << error.toStdString();
     EXPECT_EQ(w.lectureUi()->lecture(), nullptr);
+}
+
+TEST(LectureUi, FlagsDisableWhatTheyForbidAndSayWhy) {
+    // The sample lecture, re-flagged by its author: no free flight, no video export.
+    QTemporaryDir dir;
+    const QString flagged = dir.filePath("flagged.atrium");
+    {
+        auto p = package::ContentPackage::open(kLecture.toStdString());
+        ASSERT_TRUE(p.unlock("atrium-demo"));
+        narrative::Restrictions r = p.manifest().restrictions;
+        r.narrativeNavigationOnly = true;
+        r.videoExportForbidden = true;
+        r.maxResolution = narrative::Resolution{1280, 720};
+        ASSERT_TRUE(p.setRestrictions(r));
+        p.save(flagged.toStdString());
+    }
+    auto w = openLecture(flagged);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_NE(ui->lecture(), nullptr);
+    QAction* record = nullptr;
+    for (QAction* a : w->findChildren<QAction*>())
+        if (a->text() == "Record video") record = a;
+    ASSERT_NE(record, nullptr);
+    EXPECT_FALSE(record->isEnabled());
+    EXPECT_TRUE(record->toolTip().contains("forbids video export")) << record->toolTip().toStdString();
+    const auto big = ui->refusal(narrative::Operation::RenderImage, 1920, 1080);
+    ASSERT_TRUE(big);
+    EXPECT_TRUE(big->contains("at most 1280 x 720"));
+    EXPECT_FALSE(ui->refusal(narrative::Operation::RenderImage, 1280, 720));
+
+    // No free flight: the keys that move the camera do nothing.
+    w->sceneView()->setNavigationMode(narrative::CameraMode::FirstPerson);
+    const narrative::Vec3 before = w->sceneView()->camera().pose().position();
+    QTest::keyPress(w->sceneView(), Qt::Key_W);
+    QTest::qWait(400);
+    QTest::keyRelease(w->sceneView(), Qt::Key_W);
+    EXPECT_LT(narrative::length(w->sceneView()->camera().pose().position() - before), 1e-9);
+}
+
+TEST(LectureUi, TheEditorPlacesAResourceFromTheViewWithItsGizmo) {
+    auto w = openLecture(kLecture);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(ui->unlock("atrium-demo"));
+    widgets::ResourceEditor* editor = ui->resourceEditor();
+    w->sceneView()->goHome(); // the whole heart in view, from outside
+    QTest::qWait(100);
+    editor->openDialog();
+    widgets::ResourceDialog* dialog = editor->dialog();
+    ASSERT_TRUE(dialog && dialog->isVisible());
+    EXPECT_LT(narrative::length(dialog->resource().centre - w->sceneView()->camera().pose().position()), 0.1)
+        << "c from the camera (the form keeps tenths of a millimetre)";
+
+    // t by a ray cast: the view's centre looks at the heart, so the ray meets its wall,
+    // nearer than the heart's centre and within its radius of it.
+    const QPoint middle(w->sceneView()->width() / 2, w->sceneView()->height() / 2);
+    ASSERT_TRUE(editor->pickTargetAt(middle));
+    const narrative::Vec3 t = dialog->resource().target;
+    EXPECT_LT(narrative::length(t - w->sceneView()->heartCenter()), 1.2 * w->sceneView()->heartRadius());
+    EXPECT_LT(narrative::length(t - w->sceneView()->camera().pose().position()),
+              narrative::length(w->sceneView()->heartCenter() - w->sceneView()->camera().pose().position()));
+    // A click off the heart picks nothing.
+    editor->openDialog();
+    EXPECT_FALSE(editor->pickTargetAt(QPoint(3, 3)));
+
+    // Ctrl+drag up in the view grows the sphere.
+    const double r0 = dialog->resource().radius;
+    QTest::mousePress(w->sceneView(), Qt::LeftButton, Qt::ControlModifier, middle);
+    QMouseEvent move(QEvent::MouseMove, QPointF(middle.x(), middle.y() - 50), QPointF(), Qt::LeftButton, Qt::LeftButton,
+                     Qt::ControlModifier);
+    QApplication::sendEvent(w->sceneView(), &move);
+    QTest::mouseRelease(w->sceneView(), Qt::LeftButton, Qt::ControlModifier, QPoint(middle.x(), middle.y() - 50));
+    EXPECT_NEAR(dialog->resource().radius, r0 * std::exp(0.5), 0.02 * r0);
+
+    const std::size_t count = ui->lecture()->manifest().resources.size();
+    Q_EMIT dialog->applyRequested(true);
+    EXPECT_EQ(ui->lecture()->manifest().resources.size(), count + 1);
+    EXPECT_FALSE(dialog->isVisible());
+    editor->undoStack()->undo();
+    EXPECT_EQ(ui->lecture()->manifest().resources.size(), count);
 }
 
 int main(int argc, char** argv) {
