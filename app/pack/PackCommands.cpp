@@ -320,15 +320,9 @@ ordered_json describe(const ContentPackage& p, const TrustStore& trust, const st
     j["resources"] = m.resources.size();
     j["categories"] = ordered_json::array();
     for (const auto& c : m.categories) j["categories"].push_back(c.name);
-    const auto& r = m.restrictions;
-    ordered_json flags;
-    flags["brandingRequired"] = r.brandingRequired;
-    flags["narrativesLocked"] = r.narrativesLocked;
-    flags["resourcesLocked"] = r.resourcesLocked;
-    flags["narrativeNavigationOnly"] = r.narrativeNavigationOnly;
-    flags["videoExportForbidden"] = r.videoExportForbidden;
-    flags["maxResolution"] = r.maxResolution ? ordered_json::array({r.maxResolution->width, r.maxResolution->height}) : ordered_json();
-    flags["expires"] = r.expires ? ordered_json(narrative::formatDate(*r.expires)) : ordered_json();
+    ordered_json flags = restrictionsToJson(m.restrictions);
+    for (const char* limit : {"maxResolution", "expires"})
+        if (!flags.contains(limit)) flags[limit] = nullptr; // scripts find every flag, set or not
     j["restrictions"] = flags;
     j["expired"] = p.gate().expired();
     j["branding"] = {{"text", m.branding.text}, {"image", m.branding.image}};

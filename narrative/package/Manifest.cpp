@@ -1,6 +1,7 @@
 #include "narrative/package/Manifest.h"
 
 #include "narrative/JsonSchema.h"
+#include "narrative/package/JsonInput.h"
 #include "narrative/package/PackageError.h"
 
 #include <algorithm>
@@ -216,13 +217,7 @@ std::vector<std::pair<std::string, std::string>> Manifest::references() const {
 }
 
 Manifest parseManifest(std::string_view text, const std::string& where) {
-    json j;
-    try {
-        j = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {
-        bad(where, std::string("not valid JSON: ") + e.what());
-    }
-    if (!j.is_object()) bad(where, "must be a JSON object");
+    const json j = parseJsonObject(text, where);
     if (auto it = j.find("version"); it != j.end() && it->is_number_integer() && it->get<long long>() != Manifest::kVersion)
         bad(where, "/version: schema version " + it->dump() + " is not supported (this Atrium reads version " +
                        std::to_string(Manifest::kVersion) + ")");
@@ -232,6 +227,18 @@ Manifest parseManifest(std::string_view text, const std::string& where) {
     } catch (const json::exception& e) {
         bad(where, std::string("unexpected content: ") + e.what()); // the schema should have caught it
     }
+}
+
+nlohmann::ordered_json restrictionsToJson(const narrative::Restrictions& r) {
+    ordered_json o;
+    o["brandingRequired"] = r.brandingRequired;
+    o["narrativesLocked"] = r.narrativesLocked;
+    o["resourcesLocked"] = r.resourcesLocked;
+    o["narrativeNavigationOnly"] = r.narrativeNavigationOnly;
+    o["videoExportForbidden"] = r.videoExportForbidden;
+    if (r.maxResolution) o["maxResolution"] = {r.maxResolution->width, r.maxResolution->height};
+    if (r.expires) o["expires"] = formatDate(*r.expires);
+    return o;
 }
 
 std::string writeManifest(const Manifest& m) {
@@ -261,18 +268,7 @@ std::string writeManifest(const Manifest& m) {
         j["resources"] = ordered_json::array();
         for (const auto& r : m.resources) j["resources"].push_back(resourceJson(r));
     }
-    const Restrictions& r = m.restrictions;
-    if (r != Restrictions{}) {
-        ordered_json o;
-        o["brandingRequired"] = r.brandingRequired;
-        o["narrativesLocked"] = r.narrativesLocked;
-        o["resourcesLocked"] = r.resourcesLocked;
-        o["narrativeNavigationOnly"] = r.narrativeNavigationOnly;
-        o["videoExportForbidden"] = r.videoExportForbidden;
-        if (r.maxResolution) o["maxResolution"] = {r.maxResolution->width, r.maxResolution->height};
-        if (r.expires) o["expires"] = formatDate(*r.expires);
-        j["restrictions"] = o;
-    }
+    if (m.restrictions != Restrictions{}) j["restrictions"] = restrictionsToJson(m.restrictions);
     if (!m.branding.empty() || !m.branding.link.empty()) {
         ordered_json b;
         if (!m.branding.text.empty()) b["text"] = m.branding.text;

@@ -78,6 +78,9 @@ Manifest parseManifest(std::string_view text, const std::string& where = "manife
 /// content, say), so nothing invalid is ever written.
 std::string writeManifest(const Manifest& manifest);
 
+/// The restriction flags as the manifest writes them (absent limits left out).
+nlohmann::ordered_json restrictionsToJson(const narrative::Restrictions& restrictions);
+
 /// The MIME type for an entry's file name extension (".svg" -> "image/svg+xml"), or
 /// "application/octet-stream".
 std::string mediaTypeFor(std::string_view entry);

@@ -1,6 +1,7 @@
 #include "narrative/package/PackageCrypto.h"
 
 #include "narrative/AtomicFile.h"
+#include "narrative/package/JsonInput.h"
 #include "narrative/package/PackageError.h"
 
 #include <nlohmann/json.hpp>
@@ -46,13 +47,7 @@ std::array<std::uint8_t, N> fixedBytes(const json& o, const char* key, const std
 }
 
 json parseObject(std::string_view text, const std::string& where, const char* format) {
-    json j;
-    try {
-        j = json::parse(text.begin(), text.end());
-    } catch (const json::exception& e) {
-        bad(where, std::string("not valid JSON: ") + e.what());
-    }
-    if (!j.is_object()) bad(where, "must be a JSON object");
+    const json j = parseJsonObject(text, where);
     if (j.value("format", std::string()) != format) bad(where, std::string("'format' must be \"") + format + "\"");
     if (!j.contains("version") || j["version"] != 1) bad(where, "'version' must be 1 (the only version this Atrium reads)");
     return j;

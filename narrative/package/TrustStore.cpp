@@ -1,6 +1,7 @@
 #include "narrative/package/TrustStore.h"
 
 #include "narrative/AtomicFile.h"
+#include "narrative/package/JsonInput.h"
 #include "narrative/package/PackageError.h"
 
 #include <nlohmann/json.hpp>
@@ -29,13 +30,8 @@ TrustStore TrustStore::load(const std::filesystem::path& file) {
     std::ifstream in(file, std::ios::binary);
     std::ostringstream text;
     text << in.rdbuf();
-    nlohmann::json j;
-    try {
-        j = nlohmann::json::parse(text.str());
-    } catch (const nlohmann::json::exception& e) {
-        throw PackageError(PackageError::Kind::BadFile, where + ": not valid JSON: " + e.what());
-    }
-    if (!j.is_object() || j.value("format", "") != "atrium-trusted-authors" || !j.contains("authors") || !j["authors"].is_array())
+    const nlohmann::json j = parseJsonObject(text.str(), where);
+    if (j.value("format", "") != "atrium-trusted-authors" || !j.contains("authors") || !j["authors"].is_array())
         throw PackageError(PackageError::Kind::BadFile, where + ": not a list of trusted authors");
     for (std::size_t i = 0; i < j["authors"].size(); ++i) {
         const auto& a = j["authors"][i];
