@@ -69,9 +69,11 @@ ResourceBar::ResourceBar(QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(8, 4, 8, 4);
     layout->setSpacing(6);
     category_ = new QComboBox(this);
+    category_->setObjectName("resourceCategory");
     category_->setToolTip("Show the resources of one category only");
     category_->setFocusPolicy(Qt::NoFocus);
     order_ = new QComboBox(this);
+    order_->setObjectName("resourceOrder");
     order_->addItem("Author's order", int(narrative::ResourceOrder::Document));
     order_->addItem("By name", int(narrative::ResourceOrder::Name));
     order_->addItem("By category", int(narrative::ResourceOrder::Category));

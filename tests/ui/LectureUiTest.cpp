@@ -19,6 +19,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QComboBox>
 #include <QElapsedTimer>
 #include <QMouseEvent>
 #include <QTemporaryDir>
@@ -132,6 +133,19 @@ TEST(LectureUi, TheSampleLectureOpensSignedLockedAndBranded) {
 
     // The global resources are listed wherever the camera is.
     EXPECT_TRUE(waitFor([&] { return shown(*w, "heart-sounds") && shown(*w, "handout"); }, 10));
+
+    // Filtered by category, then sorted by name.
+    auto* category = ui->resourceBar()->findChild<QComboBox*>("resourceCategory");
+    auto* order = ui->resourceBar()->findChild<QComboBox*>("resourceOrder");
+    ASSERT_TRUE(category && order);
+    EXPECT_EQ(category->count(), 5) << "all, and the four categories";
+    category->setCurrentIndex(category->findData("Valves"));
+    EXPECT_TRUE(waitFor([&] { return !shown(*w, "heart-sounds"); }, 5)) << "not a valve";
+    category->setCurrentIndex(category->findData("Listening and reading"));
+    order->setCurrentIndex(order->findData(int(narrative::ResourceOrder::Name)));
+    EXPECT_TRUE(waitFor([&] {
+        return ui->resourceBar()->shownIds() == std::vector<std::string>{"handout", "heart-sounds"};
+    }, 5)) << "Handout before Heart sounds by name";
 }
 
 TEST(LectureUi, AResourceBecomesActiveWhenTheCameraFliesIntoItsSphere) {
