@@ -5,6 +5,7 @@
 #include "widgets/SceneView.h"
 #include "widgets/VideoRecorder.h"
 
+#include <QElapsedTimer>
 #include <QImage>
 #include <QThread>
 
@@ -42,6 +43,7 @@ void NarrativeVideoExport::start(const QString& path, QSize size, int fps) {
     fps_ = fps;
     frames_ = std::max(1, int(std::ceil(*seconds * fps)) + 1);
     done_ = 0;
+    renderMs_.clear();
     timer_.start();
 }
 
@@ -53,15 +55,24 @@ void NarrativeVideoExport::renderFrame() {
     if (!recorder_) return;
     const double t = double(done_) / fps_;
     try {
+        QElapsedTimer clock;
+        clock.start();
         playback_->seek(t);
         QImage image = view_->renderImage(size_).convertToFormat(QImage::Format_RGBA8888);
         overlays_->paintOnto(image);
-        image = image.convertToFormat(QImage::Format_RGBA8888);
+        renderMs_.push_back(double(clock.nsecsElapsed()) / 1e6);
         std::vector<std::uint8_t> rgba(image.sizeInBytes());
         for (int y = 0; y < image.height(); ++y)
             std::copy_n(image.constScanLine(y), std::size_t(image.width()) * 4, rgba.data() + std::size_t(y) * image.width() * 4);
-        // The encoder works on its own thread: wait for room rather than drop a frame.
-        while (!recorder_->addFrame(rgba, t, false)) QThread::msleep(2);
+        // The encoder works on its own thread: wait for room rather than drop a frame. The
+        // time given is the middle of the frame's slot, so that rounding never puts two
+        // frames into one slot (the recorder would skip the second).
+        QElapsedTimer waited;
+        waited.start();
+        while (!recorder_->addFrame(rgba, (done_ + 0.5) / fps_, false)) {
+            if (waited.elapsed() > 60000) throw std::runtime_error("the video encoder took no frame for a minute");
+            QThread::msleep(2);
+        }
     } catch (const std::exception& e) {
         finish(QString::fromStdString(e.what()));
         return;

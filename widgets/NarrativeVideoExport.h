@@ -13,6 +13,7 @@
 #include <QTimer>
 
 #include <memory>
+#include <vector>
 
 namespace atrium::widgets {
 
@@ -34,6 +35,8 @@ public:
     bool running() const { return recorder_ != nullptr; }
     int frameCount() const { return frames_; }
     int framesDone() const { return done_; }
+    /// Milliseconds each frame took to render with its overlays (not counting encoding).
+    const std::vector<double>& renderMs() const { return renderMs_; }
 
 Q_SIGNALS:
     void progress(double fraction);
@@ -51,6 +54,7 @@ private:
     QTimer timer_;
     QSize size_;
     int fps_ = 30, frames_ = 0, done_ = 0;
+    std::vector<double> renderMs_;
 };
 
 } // namespace atrium::widgets

@@ -234,6 +234,7 @@ int main(int argc, char** argv) {
     QElapsedTimer frameClock;
     std::vector<double> intervals;
     std::optional<std::uint64_t> narrativeShownAt; // the frame at which the narrative moment was set
+    QElapsedTimer exportClock;
     widgets::NarrativeVideoExport exporter(view, workspace->overlays(), workspace->playback());
     QObject::connect(&exporter, &widgets::NarrativeVideoExport::progress, [&](double f) {
         std::cerr << "\ratrium: exporting " << int(100 * f) << " % (" << exporter.framesDone() << "/" << exporter.frameCount()
@@ -246,7 +247,11 @@ int main(int argc, char** argv) {
                                     {"frames", exporter.frameCount()},
                                     {"fps", fps},
                                     {"width", size.width()},
-                                    {"height", size.height()}}
+                                    {"height", size.height()},
+                                    {"seconds", exportClock.elapsed() / 1000.0},
+                                    {"frames_per_second", exporter.frameCount() / std::max(exportClock.elapsed() / 1000.0, 1e-3)},
+                                    {"render_ms_p50", percentile(exporter.renderMs(), 0.5)},
+                                    {"software_renderer", view->softwareRenderer()}}
                          .dump()
                   << std::endl;
         std::exit(0);
@@ -258,6 +263,7 @@ int main(int argc, char** argv) {
         if (exportVideo) {
             if (exporter.running()) return;
             try {
+                exportClock.start();
                 exporter.start(parser.value("export-video"), size, fps);
             } catch (const std::exception& e) {
                 fail(parser.value("export-video") + ": " + QString::fromStdString(e.what()));
