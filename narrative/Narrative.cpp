@@ -1,5 +1,7 @@
 #include "narrative/Narrative.h"
 
+#include "narrative/NameTable.h"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -8,23 +10,6 @@
 namespace atrium::narrative {
 
 namespace {
-
-template <typename E, std::size_t N>
-using NameTable = std::array<std::pair<E, std::string_view>, N>;
-
-template <typename E, std::size_t N>
-std::optional<E> lookup(const NameTable<E, N>& table, std::string_view name) {
-    for (const auto& [e, n] : table)
-        if (n == name) return e;
-    return std::nullopt;
-}
-
-template <typename E, std::size_t N>
-std::string_view nameOf(const NameTable<E, N>& table, E value) {
-    for (const auto& [e, n] : table)
-        if (e == value) return n;
-    return "?";
-}
 
 constexpr NameTable<OverlayKind, 5> kOverlayKinds{{
     {OverlayKind::Text, "text"},

@@ -1,5 +1,7 @@
 #include "narrative/Resource.h"
 
+#include "narrative/NameTable.h"
+
 #include <array>
 #include <cmath>
 #include <cstdio>
@@ -9,21 +11,7 @@ namespace atrium::narrative {
 
 namespace {
 
-template <typename E, std::size_t N>
-std::optional<E> lookup(const std::array<std::pair<E, std::string_view>, N>& table, std::string_view name) {
-    for (const auto& [e, n] : table)
-        if (n == name) return e;
-    return std::nullopt;
-}
-
-template <typename E, std::size_t N>
-std::string_view nameOf(const std::array<std::pair<E, std::string_view>, N>& table, E value) {
-    for (const auto& [e, n] : table)
-        if (e == value) return n;
-    return "?";
-}
-
-constexpr std::array<std::pair<ResourceKind, std::string_view>, 6> kKinds{{
+constexpr NameTable<ResourceKind, 6> kKinds{{
     {ResourceKind::Text, "text"},
     {ResourceKind::Image, "image"},
     {ResourceKind::Video, "video"},
@@ -31,12 +19,12 @@ constexpr std::array<std::pair<ResourceKind, std::string_view>, 6> kKinds{{
     {ResourceKind::WebLink, "web-link"},
     {ResourceKind::File, "file"},
 }};
-constexpr std::array<std::pair<AutoLaunch, std::string_view>, 3> kLaunch{{
+constexpr NameTable<AutoLaunch, 3> kLaunch{{
     {AutoLaunch::Off, "off"},
     {AutoLaunch::On, "on"},
     {AutoLaunch::TextOnly, "text-only"},
 }};
-constexpr std::array<std::pair<CopyrightStatus, std::string_view>, 6> kCopyright{{
+constexpr NameTable<CopyrightStatus, 6> kCopyright{{
     {CopyrightStatus::Unknown, "unknown"},
     {CopyrightStatus::Copyrighted, "copyrighted"},
     {CopyrightStatus::FairUse, "fair-use"},

@@ -7,6 +7,7 @@
 #include "widgets/ControlBar.h"
 #include "widgets/HelpOverlay.h"
 #include "widgets/LectureUi.h"
+#include "widgets/MakeAction.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 
@@ -37,16 +38,6 @@ QIcon toggleIcon(const char* off, const char* on) {
     i.addFile(QString(":/atrium/icons/%1.svg").arg(off), {}, QIcon::Normal, QIcon::Off);
     i.addFile(QString(":/atrium/icons/%1.svg").arg(on), {}, QIcon::Normal, QIcon::On);
     return i;
-}
-
-QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip,
-                    bool checkable = false) {
-    auto* a = new QAction(text, parent);
-    a->setShortcut(key);
-    a->setToolTip(key.isEmpty() ? tip : tip + " (" + key.toString(QKeySequence::NativeText) + ")");
-    a->setStatusTip(tip);
-    a->setCheckable(checkable);
-    return a;
 }
 
 } // namespace

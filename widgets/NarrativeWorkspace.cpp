@@ -1,5 +1,6 @@
 #include "widgets/NarrativeWorkspace.h"
 
+#include "widgets/MakeAction.h"
 #include "widgets/NarrativeBar.h"
 #include "widgets/NarrativeDialogs.h"
 #include "widgets/NarrativeEditor.h"
@@ -40,15 +41,6 @@ using narrative::OverlayKind;
 namespace {
 
 constexpr int kMaxRecent = 8;
-
-QAction* makeAction(QObject* parent, const QString& text, const QKeySequence& key, const QString& tip, bool checkable = false) {
-    auto* a = new QAction(text, parent);
-    a->setShortcut(key);
-    a->setToolTip(key.isEmpty() ? tip : tip + " (" + key.toString(QKeySequence::NativeText) + ")");
-    a->setStatusTip(tip);
-    a->setCheckable(checkable);
-    return a;
-}
 
 QIcon icon(const char* name) { return QIcon(QString(":/atrium/icons/%1.svg").arg(name)); }
 

@@ -14,6 +14,7 @@
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "tests/ui/UiTestSupport.h"
 
 #include <QAction>
 #include <QApplication>
@@ -31,23 +32,13 @@
 #include <memory>
 
 using namespace atrium;
+using atrium::test::waitFor;
 using widgets::MainWindow;
 using widgets::SceneView;
 
 namespace {
 
 const std::string kTour = std::string(ATRIUM_SOURCE_DIR) + "/content/narratives/phantom-tour.narratives.json";
-
-bool waitFor(const std::function<bool()>& done, double seconds) {
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > seconds * 1000) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        QTest::qWait(5);
-    }
-    return true;
-}
 
 std::unique_ptr<MainWindow> openViewer() {
     widgets::ViewerOptions options;
@@ -60,6 +51,14 @@ std::unique_ptr<MainWindow> openViewer() {
     w->show();
     EXPECT_TRUE(waitFor([&] { return w->sceneView()->framesWithBlood() >= 2; }, 240)) << "no blood drawn";
     return w;
+}
+
+/// Makes `w` the active window (shortcuts need one), asking again while the display is busy.
+bool activate(QWidget& w) {
+    return waitFor([&] {
+        w.activateWindow();
+        return QApplication::activeWindow() == &w;
+    }, 30);
 }
 
 void expectPose(const narrative::CameraPose& a, const narrative::CameraPose& b, double tolerance) {
@@ -101,8 +100,7 @@ void useNarrative(MainWindow& w, const narrative::Narrative& n) {
 TEST(Narratives, PlayingATourReachesEveryNodesPoseAndHandsTheCameraBack) {
     auto w = openViewer();
     SceneView* v = w->sceneView();
-    w->activateWindow();
-    ASSERT_TRUE(QTest::qWaitForWindowActive(w.get()));
+    ASSERT_TRUE(activate(*w)) << "the window never became active: shortcuts would not reach it";
     const narrative::Narrative tour = shortTour();
     useNarrative(*w, tour);
     widgets::NarrativePlayback* playback = w->narratives()->playback();
@@ -225,8 +223,7 @@ TEST(Narratives, AddThreeNodesReorderUndoAndRedo) {
     Q_EMIT ws->bar()->timeline()->nodeMoved(0, 2);
     EXPECT_EQ(titles(), "Node 2;Node 3;Node 1;");
     // Undo with Ctrl+Z, redo with Ctrl+Shift+Z, from the keyboard in the view.
-    w->activateWindow();
-    ASSERT_TRUE(QTest::qWaitForWindowActive(w.get()));
+    ASSERT_TRUE(activate(*w)) << "the window never became active: shortcuts would not reach it";
     v->setFocus();
     QTest::keyClick(v, Qt::Key_Z, Qt::ControlModifier);
     EXPECT_EQ(titles(), "Node 1;Node 2;Node 3;");

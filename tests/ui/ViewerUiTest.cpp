@@ -12,6 +12,7 @@
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "tests/ui/UiTestSupport.h"
 
 #include <QAction>
 #include <QApplication>
@@ -39,22 +40,11 @@
 #include <memory>
 
 using namespace atrium;
+using atrium::test::waitFor;
 using widgets::MainWindow;
 using widgets::SceneView;
 
 namespace {
-
-/// Runs the event loop until `done` or `seconds` pass; returns done().
-bool waitFor(const std::function<bool()>& done, double seconds) {
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > seconds * 1000) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        QTest::qWait(5);
-    }
-    return true;
-}
 
 std::unique_ptr<MainWindow> openViewer(int particles = 3000) {
     widgets::ViewerOptions options;

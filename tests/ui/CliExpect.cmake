@@ -1,0 +1,12 @@
+# For the CLI test scripts: expect_failure(NEEDLE ARGS...) runs ${ATRIUM} ARGS and
+# fails the test unless it exits non-zero with NEEDLE in its error output.
+function(expect_failure needle)
+  execute_process(COMMAND ${ATRIUM} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(rc EQUAL 0)
+    message(FATAL_ERROR "atrium ${ARGN} should fail but exited 0")
+  endif()
+  string(FIND "${err}" "${needle}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "atrium ${ARGN}: expected '${needle}' in the error, got: ${err}")
+  endif()
+endfunction()
