@@ -63,7 +63,17 @@ struct Stage {
 /// Calls visit(stage) for each stage in order until it returns false or the timeline
 /// ends (Finished, or a wait with no key press to end it: both have end = infinity).
 template <typename Visit>
-void walk(const Narrative& n, std::span<const double> keys, const PlayerOptions& o, Visit&& visit) {
+void walk(const Narrative& n, std::span<const double> unsortedKeys, const PlayerOptions& o, Visit&& visit) {
+    // Key presses in time order (a player records them so), read by a cursor that only
+    // moves forward, as arrivals do: the walk is linear in nodes plus presses.
+    std::vector<double> sorted;
+    std::span<const double> keys = unsortedKeys;
+    if (!std::is_sorted(keys.begin(), keys.end())) {
+        sorted.assign(keys.begin(), keys.end());
+        std::sort(sorted.begin(), sorted.end());
+        keys = sorted;
+    }
+    std::size_t nextKey = 0;
     double c = 0.0;
     const int count = int(n.nodes.size());
     if (count == 0) {
@@ -81,9 +91,9 @@ void walk(const Narrative& n, std::span<const double> keys, const PlayerOptions&
             if (!visit(Stage{PlayerStage::FadeIn, i, i, cycle, c, c + node.fadeIn, arrival, {}})) return;
             c += node.fadeIn;
             if (node.waitForKey) {
-                double release = kInfinity;
-                for (double k : keys)
-                    if (k >= arrival) release = std::min(release, k);
+                // The first press at or after the node's arrival continues it (and is used up).
+                while (nextKey < keys.size() && keys[nextKey] < arrival) ++nextKey;
+                double release = nextKey < keys.size() ? keys[nextKey++] : kInfinity;
                 release = std::max(release, c);
                 if (!visit(Stage{PlayerStage::WaitingForKey, i, i, cycle, c, release, arrival, {}}) || release == kInfinity)
                     return;
