@@ -4,7 +4,11 @@
 #include "widgets/OverlayLayer.h"
 #include "widgets/SceneView.h"
 
+#include <QAbstractSpinBox>
+#include <QApplication>
 #include <QKeyEvent>
+#include <QLineEdit>
+#include <QTextEdit>
 
 namespace atrium::widgets {
 
@@ -18,7 +22,7 @@ NarrativePlayback::NarrativePlayback(SceneView* view, OverlayLayer* overlays, Na
         if (editor_->currentIndex() != narrativeIndex_ || !editor_->current()) return stop();
         rebuildPlayer(); // an edit while playing: same time, the edited narrative
     });
-    view_->installEventFilter(this);
+    qApp->installEventFilter(this); // keys anywhere in the window continue a waiting node
 }
 
 narrative::Narrative NarrativePlayback::played() const {
@@ -166,22 +170,27 @@ void NarrativePlayback::show(const narrative::PlayerFrame& f) {
 }
 
 bool NarrativePlayback::eventFilter(QObject* watched, QEvent* event) {
-    if (watched != view_ || !active_) return QObject::eventFilter(watched, event);
+    if (!active_) return QObject::eventFilter(watched, event);
     switch (event->type()) {
     case QEvent::KeyPress: {
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (!widget || widget->window() != view_->window()) break; // dialogs keep their keys
         auto* key = static_cast<QKeyEvent*>(event);
         if (key->isAutoRepeat()) break;
         const int k = key->key();
         const bool modifier = k == Qt::Key_Shift || k == Qt::Key_Control || k == Qt::Key_Alt || k == Qt::Key_Meta;
-        if (!modifier && continueWaiting()) return true; // any key continues a waiting node
+        const bool typing = qobject_cast<QLineEdit*>(widget) || qobject_cast<QTextEdit*>(widget) ||
+                            qobject_cast<QAbstractSpinBox*>(widget);
+        // Any key continues a waiting node, wherever the focus is in the window.
+        if (!modifier && !typing && continueWaiting()) return true;
         const bool navigation = k == Qt::Key_W || k == Qt::Key_A || k == Qt::Key_S || k == Qt::Key_D || k == Qt::Key_Q ||
                                 k == Qt::Key_E || k == Qt::Key_Space;
-        if (navigation) stop();
+        if (navigation && watched == view_) stop();
         break;
     }
     case QEvent::MouseButtonPress:
     case QEvent::Wheel:
-        stop(); // the user takes the camera; the event goes on to the controller
+        if (watched == view_) stop(); // the user takes the camera; the event goes on to the controller
         break;
     default:
         break;

@@ -6,9 +6,9 @@
 // a heart-phase change the heart is driven to that phase.
 //
 // The user can take the camera at any time: a mouse button, the wheel or a navigation
-// key stops the narrative and hands the camera to the current navigation mode where
-// the narrative left it, without a jump. Any other key continues a node that waits for
-// one.
+// key in the view stops the narrative and hands the camera to the current navigation
+// mode where the narrative left it, without a jump. Any other key, wherever the focus is
+// in the window (but not while typing), continues a node that waits for one.
 
 #include "narrative/NarrativePlayer.h"
 

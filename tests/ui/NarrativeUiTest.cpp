@@ -20,6 +20,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QMouseEvent>
 #include <QTest>
 #include <QUndoStack>
 
@@ -124,7 +125,10 @@ TEST(Narratives, PlayingATourReachesEveryNodesPoseAndHandsTheCameraBack) {
             EXPECT_EQ(playback->frame().node, 1);
             EXPECT_EQ(playback->frame().stage, narrative::PlayerStage::WaitingForKey);
             EXPECT_NEAR(w->narratives()->overlays()->alpha(), 1.0, 1e-12);
-            QTest::keyClick(v, Qt::Key_K);
+            // Any key continues, also with the focus in the narrative bar.
+            widgets::NarrativeTimeline* timeline = w->narratives()->bar()->timeline();
+            timeline->setFocus();
+            QTest::keyClick(timeline, Qt::Key_K);
         }
     }
     // The end: the narrative stops, the camera rests at the last node and is the user's.
@@ -363,6 +367,91 @@ TEST(Narratives, VideoOverlaysPlayThroughQtMultimedia) {
     EXPECT_FALSE(media.isPlaying(0));
     w->narratives()->playback()->stop();
     EXPECT_EQ(media.players(), 0u);
+}
+
+namespace {
+
+void sendMouse(QWidget* w, QEvent::Type type, QPointF p, Qt::MouseButtons buttons) {
+    QMouseEvent e(type, p, w->mapToGlobal(p), type == QEvent::MouseMove ? Qt::NoButton : Qt::LeftButton, buttons, Qt::NoModifier);
+    QApplication::sendEvent(w, &e);
+}
+
+/// A drag with the left button on `w` from `from` by `by`, in three moves.
+void drag(QWidget* w, QPointF from, QPointF by) {
+    sendMouse(w, QEvent::MouseButtonPress, from, Qt::LeftButton);
+    for (int k = 1; k <= 3; ++k) sendMouse(w, QEvent::MouseMove, from + by * (k / 3.0), Qt::LeftButton);
+    sendMouse(w, QEvent::MouseButtonRelease, from + by, Qt::NoButton);
+}
+
+} // namespace
+
+TEST(Narratives, TheOverlayEditorMovesResizesAndDeletesWithUndo) {
+    auto w = openViewer();
+    ASSERT_TRUE(activate(*w));
+    useNarrative(*w, shortTour());
+    widgets::NarrativeWorkspace* ws = w->narratives();
+    widgets::NarrativeEditor* editor = ws->editor();
+    ws->bar()->timeline()->setCurrentNode(0);
+    ws->editOverlaysAction()->trigger();
+    widgets::OverlayLayer* layer = ws->overlays();
+    ASSERT_TRUE(layer->editing());
+    ASSERT_TRUE(layer->isVisible());
+    const std::size_t count = editor->current()->nodes[0].overlays.size();
+    const narrative::ScreenRect before = editor->current()->nodes[0].overlays[0].rect; // the title text
+    const QSizeF size(layer->size());
+    auto rect = [&] { return editor->current()->nodes[0].overlays[0].rect; };
+
+    // Move: drag the text box by (64, 36) px.
+    const QPointF centre((before.x + before.width / 2) * size.width(), (before.y + before.height / 2) * size.height());
+    drag(layer, centre, {64, 36});
+    EXPECT_NEAR(rect().x, before.x + 64 / size.width(), 1e-9);
+    EXPECT_NEAR(rect().y, before.y + 36 / size.height(), 1e-9);
+    EXPECT_EQ(rect().width, before.width);
+    EXPECT_EQ(editor->undoStack()->undoText().toStdString(), "Move overlay");
+    // Resize: drag its bottom-right handle by (32, 18) px.
+    const narrative::ScreenRect moved = rect();
+    const QPointF corner((moved.x + moved.width) * size.width() - 2, (moved.y + moved.height) * size.height() - 2);
+    drag(layer, corner, {32, 18});
+    EXPECT_NEAR(rect().width, moved.width + 32 / size.width(), 1e-9);
+    EXPECT_NEAR(rect().height, moved.height + 18 / size.height(), 1e-9);
+    EXPECT_EQ(rect().x, moved.x);
+    // Delete the selected item with Del.
+    layer->setFocus();
+    QTest::keyClick(layer, Qt::Key_Delete);
+    EXPECT_EQ(editor->current()->nodes[0].overlays.size(), count - 1);
+    // Undo all three: the node's overlays are back as they were, and so is the layer.
+    for (int k = 0; k < 3; ++k) editor->undoStack()->undo();
+    ASSERT_EQ(editor->current()->nodes[0].overlays.size(), count);
+    EXPECT_EQ(rect(), before);
+    EXPECT_EQ(layer->items(), editor->current()->nodes[0].overlays);
+    ws->editOverlaysAction()->trigger();
+    EXPECT_FALSE(layer->editing());
+}
+
+TEST(Narratives, TheHeartIsHeldAtTheNodesPhase) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    widgets::SimulationRunner* runner = v->runner();
+    ASSERT_NE(runner, nullptr);
+    ASSERT_TRUE(waitFor([&] { return v->shownSnapshot() && !v->shownSnapshot()->filling; }, 120)) << "the beat never started";
+    const double target = std::fmod(v->shownSnapshot()->cyclePhase + 0.08, 1.0);
+    narrative::ViewState hold;
+    hold.heartRunning = false;
+    hold.heartPhase = target;
+    w->applyViewState(hold);
+    ASSERT_TRUE(waitFor([&] { return runner->paused(); }, 180)) << "the heart never reached phase " << target;
+    const std::uint64_t publications = runner->publications();
+    QTest::qWait(300);
+    EXPECT_EQ(runner->publications(), publications) << "held: nothing moves";
+    ASSERT_TRUE(waitFor([&] { return v->shownSnapshot() && runner->latest() == v->shownSnapshot(); }, 10));
+    const double phase = v->shownSnapshot()->cyclePhase;
+    EXPECT_LT(std::abs(std::remainder(phase - target, 1.0)), 0.005) << "held at " << phase << ", asked for " << target;
+    EXPECT_EQ(w->currentViewState().heartRunning, false);
+    // Letting it beat again.
+    narrative::ViewState beat;
+    beat.heartRunning = true;
+    w->applyViewState(beat);
+    EXPECT_FALSE(runner->paused());
 }
 
 int main(int argc, char** argv) {
