@@ -389,6 +389,15 @@ void Solver::setPlaneKind(std::size_t index, PlaneKind kind) {
     scene_.planes[index].kind = kind;
 }
 
+void Solver::setPlane(std::size_t index, const BoundaryPlane& plane) {
+    if (index >= scene_.planes.size())
+        throw std::out_of_range("setPlane: plane " + std::to_string(index) + " of " +
+                                std::to_string(scene_.planes.size()));
+    if (!(lengthSquared(plane.normal) > 0.f)) throw std::invalid_argument("setPlane: the normal is zero");
+    scene_.planes[index] = plane;
+    scene_.planes[index].normal = normalized(plane.normal);
+}
+
 void Solver::setMaxTension(std::optional<float> maxTension) {
     if (maxTension && !(*maxTension > 0.f && std::isfinite(*maxTension)))
         throw std::invalid_argument("setMaxTension: the tension must be positive and finite");

@@ -108,6 +108,12 @@ public:
     /// they change), so this costs nothing until it is called. Throws
     /// std::out_of_range for a bad index.
     void setPlaneKind(std::size_t index, PlaneKind kind);
+    /// Replaces plane `index` (point, normal - normalised here -, radius, kind,
+    /// restitution) from the next sub-step on, e.g. a two-way valve that lets blood
+    /// through one way while its chamber fills and the other way while it empties.
+    /// Particles are not moved: a plane moved across them does not stop them. Throws
+    /// std::out_of_range for a bad index, std::invalid_argument for a zero normal.
+    void setPlane(std::size_t index, const BoundaryPlane& plane);
     /// Changes emitter `index`'s speed (m/s, >= 0) from the next sub-step on: new layers
     /// come every spacing / speed seconds and leave at that speed; 0 pauses it. Throws
     /// std::out_of_range for a bad index, std::invalid_argument for a negative speed.

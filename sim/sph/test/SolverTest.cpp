@@ -327,6 +327,30 @@ TEST(Solver, OneWayPlaneActsAsAValve) {
     }
 }
 
+TEST(Solver, AReplacedPlaneTurnsAValveRound) {
+    // A one-way plane whose normal points up holds fluid above it; turned round by
+    // setPlane (a two-way valve whose chamber now empties downwards), it lets it through.
+    Scene s = boxScene({0.1f, 0.1f, 0.4f}, {{0.f, 0.f, 0.25f}, {0.1f, 0.1f, 0.3f}});
+    s.planes.push_back({{0.05f, 0.05f, 0.2f}, {0.f, 0.f, 1.f}, 0.f, PlaneKind::OneWay, 0.f});
+    Solver solver(s);
+    const auto below = [&] {
+        HostParticles h;
+        solver.read(FieldPosition, h);
+        return std::size_t(std::count_if(h.position.begin(), h.position.end(), [](Vec3 p) { return p.z < 0.2f; }));
+    };
+    while (solver.time() < 0.2) solver.step();
+    EXPECT_EQ(below(), 0u) << "the valve holds";
+    BoundaryPlane turned = s.planes[0];
+    turned.normal = {0.f, 0.f, -2.f}; // normalised by setPlane
+    solver.setPlane(0, turned);
+    EXPECT_FLOAT_EQ(solver.scene().planes[0].normal.z, -1.f);
+    while (solver.time() < 0.6) solver.step();
+    EXPECT_EQ(below(), solver.particleCount()) << "turned round, it lets everything through";
+    EXPECT_THROW(solver.setPlane(1, turned), std::out_of_range);
+    turned.normal = {};
+    EXPECT_THROW(solver.setPlane(0, turned), std::invalid_argument);
+}
+
 TEST(Solver, BlowUpStopsWithAMessageNamingStepAndParameters) {
     Scene s = boxScene({0.2f, 0.2f, 0.2f}, {{0.f, 0.f, 0.f}, {0.1f, 0.1f, 0.1f}});
     s.parameters.restDensity = 100.f; // 10x over-compressed: violent expansion
