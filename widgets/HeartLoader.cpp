@@ -100,8 +100,7 @@ bool HeartLoader::start(const heart::HeartSource& source) {
                     job.fraction = std::clamp(fraction, 0.0, 1.0);
                 }));
             if (job->cancel) throw LoadCancelled{};
-            if (job->source.kind == heart::HeartSource::Kind::Phantom)
-                out->anatomy = heart::HeartAnatomy::fromPhantom(heart::HeartPhantom(job->source.phantomParameters()));
+            out->anatomy = out->report.anatomy; // the phantom's valves, or a mesh series' openings
             out->boundsMm = cycleBounds(*out->mesh);
             job->result = std::move(out);
         } catch (const LoadCancelled&) {

@@ -183,9 +183,7 @@ LoadedHeart loadHeartShowingProgress(const heart::HeartSource& source, std::ostr
             }
         });
     if (tty) err << "\n";
-    heart::HeartAnatomy anatomy;
-    if (source.kind == heart::HeartSource::Kind::Phantom)
-        anatomy = heart::HeartAnatomy::fromPhantom(heart::HeartPhantom(source.phantomParameters()));
+    heart::HeartAnatomy anatomy = report.anatomy; // the phantom's valves, a mesh series' openings
     return {std::move(moving), std::move(report), std::move(anatomy)};
 }
 
@@ -358,7 +356,8 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         double poseBuildMs = 0.0; // heart: mean time to build one pose of the wall
         if (sceneName == "heart") {
             loaded.emplace(loadHeartShowingProgress(heart::HeartSource::fromPreset("adult"), err));
-            const heart::HeartSimulationSettings hs = bloodSettings(*loaded, particles, backend);
+            heart::HeartSimulationSettings hs = bloodSettings(*loaded, particles, backend);
+            hs.topUpSeconds = 0.0; // time the beat from end-diastole, as before the top-up existed
             spacingMm = hs.particleSpacingMm;
             heartSim = std::make_unique<heart::HeartSimulation>(loaded->moving, loaded->report.cycleSeconds,
                                                                 loaded->anatomy, hs);

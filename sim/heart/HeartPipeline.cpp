@@ -1,5 +1,6 @@
 #include "sim/heart/HeartPipeline.h"
 
+#include "sim/heart/MeshConversion.h"
 #include "sim/heart/VolumeSeries.h"
 
 #include <algorithm>
@@ -13,6 +14,7 @@
 #include <iomanip>
 #include <limits>
 #include <locale>
+#include <map>
 #include <random>
 #include <sstream>
 #include <stdexcept>
@@ -30,7 +32,7 @@ namespace {
 
 /// Bump whenever the pipeline's output for the same inputs changes (extraction,
 /// cleaning, interpolation algorithms) or the file layout changes.
-constexpr std::uint32_t kCacheFormatVersion = 1;
+constexpr std::uint32_t kCacheFormatVersion = 2;
 constexpr char kCacheMagic[8] = {'A', 'T', 'R', 'H', 'E', 'A', 'R', 'T'};
 constexpr const char* kCacheExtension = ".atriumheart";
 constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
@@ -118,7 +120,16 @@ void describeFrame(std::ostringstream& key, const fs::path& frame) {
 void describeInputs(std::ostringstream& key, const HeartSource& source) {
     const std::string& pattern = source.pattern;
     if (source.kind == HeartSource::Kind::Meshes) {
-        for (const fs::path& f : resolveMeshFrames(pattern)) describeFrame(key, f);
+        for (const ChamberSeries& c : source.chambers) {
+            key << "chamber " << c.pattern << " name " << c.name << "\n";
+            for (const OpeningRule& r : c.rules) {
+                key << "rule " << (r.number ? std::to_string(*r.number) : std::string("-"));
+                if (r.near) key << " near " << exact(r.near->x) << " " << exact(r.near->y) << " " << exact(r.near->z);
+                key << " " << (r.wall ? "wall" : (r.role ? valveRoleName(*r.role) : "-")) << " " << r.name << "\n";
+            }
+            if (const auto sidecar = openingRulesFile(c.pattern)) describeFile(key, *sidecar);
+            for (const fs::path& f : resolveMeshFrames(c.pattern)) describeFrame(key, f);
+        }
         return;
     }
     // Volumes: a pattern names files or DICOM directories; a directory is read as a whole.
@@ -167,6 +178,7 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
     if (source.kind == HeartSource::Kind::Meshes) {
         key << "mergeToleranceMm " << exact(s.meshCleaning.mergeToleranceMm) << "\n"
             << "capHoles " << s.meshCleaning.capHoles << "\n"
+            << "openingsBecomeValves " << s.openingsBecomeValves << "\n"
             << "maxHoleDiameterMm " << exact(s.meshCleaning.maxHoleDiameterMm) << "\n";
     } else {
         key << "isovalue " << (source.isovalue ? exact(double(*source.isovalue)) : std::string("suggested")) << "\n"
@@ -239,6 +251,7 @@ struct CacheMeta {
     double isovalue = 0.0;
     std::uint64_t holesCapped = 0;
     double buildSeconds = 0.0;
+    HeartAnatomy anatomy;
 };
 
 /// Reads and checks a cache file; throws std::runtime_error saying what is wrong.
@@ -287,6 +300,8 @@ MovingHeartMesh readCache(const fs::path& file, std::uint64_t key, const std::st
     meta.isovalue = r.get<double>("isovalue");
     meta.holesCapped = r.get<std::uint64_t>("holes capped");
     meta.buildSeconds = r.get<double>("build seconds");
+    const auto anatomyLength = r.get<std::uint64_t>("anatomy length");
+    meta.anatomy = anatomyFromJson(r.text(anatomyLength, "anatomy"));
     const auto meshLength = r.get<std::uint64_t>("mesh length");
     if (meshLength != body - r.position())
         throw std::runtime_error("mesh section of " + std::to_string(meshLength) + " bytes where " +
@@ -315,6 +330,9 @@ std::string writeCache(const fs::path& file, std::uint64_t key, const std::strin
         put(data, meta.isovalue);
         put(data, meta.holesCapped);
         put(data, meta.buildSeconds);
+        const std::string anatomy = anatomyToJson(meta.anatomy);
+        put(data, std::uint64_t(anatomy.size()));
+        data += anatomy;
         std::ostringstream blob(std::ios::binary);
         moving.save(blob);
         const std::string mesh = std::move(blob).str();
@@ -372,6 +390,111 @@ std::function<void(double)> stageProgress(const PipelineProgress& progress, cons
     return [progress, name, lo, hi](double f) { progress(name, lo + (hi - lo) * std::clamp(f, 0.0, 1.0)); };
 }
 
+/// Refuses a directory that holds several series (files of different name stems):
+/// read as one, it would be one heart of all their phases.
+void refuseMixedSeries(const std::string& pattern) {
+    std::error_code ec;
+    if (!fs::is_directory(pattern, ec)) return;
+    std::map<std::string, std::size_t> stems;
+    for (const fs::path& f : resolveMeshFrames(pattern)) ++stems[seriesStem(f.string())];
+    if (stems.size() < 2) return;
+    std::ostringstream m;
+    m << "holds " << stems.size() << " series, not one:";
+    for (const auto& [stem, count] : stems) m << " " << stem << " (" << count << " files)";
+    m << "; give each chamber its own pattern (--meshes " << (fs::path(pattern) / (stems.begin()->first + "_%02d.vtk")).string()
+      << " ...), or move the others away";
+    throw MeshError(pattern, m.str());
+}
+
+/// The phases of every chamber of a mesh source, joined phase by phase, and its anatomy.
+std::vector<sph::TriangleMesh> readChambers(const HeartSource& source, const PipelineSettings& settings,
+                                            PipelineReport& report, const PipelineProgress& progress) {
+    std::vector<sph::TriangleMesh> joined;
+    const std::size_t count = source.chambers.size();
+    for (std::size_t c = 0; c < count; ++c) {
+        const ChamberSeries& chamberSource = source.chambers[c];
+        refuseMixedSeries(chamberSource.pattern);
+        const std::size_t frames = resolveMeshFrames(chamberSource.pattern).size();
+        MeshSeriesOptions options;
+        options.cycleSeconds = source.cycleSeconds;
+        options.cleaning = settings.meshCleaning;
+        // An open series of several phases keeps its openings for its valves.
+        const bool valves = settings.openingsBecomeValves && frames > 1;
+        if (valves) options.cleaning.capHoles = false;
+        if (progress) {
+            options.progress = [&progress, c, count](double f) {
+                progress(stage::readingMeshes, (double(c) + std::clamp(f, 0.0, 1.0)) / double(count));
+            };
+        }
+        MeshSeries series = readMeshSeries(chamberSource.pattern, options);
+        report.holesCapped += series.holesCapped();
+        for (std::size_t k = 0; k < series.reports.size(); ++k)
+            for (const std::string& m : series.reports[k].vtkMessages)
+                report.messages.push_back(series.files[k].string() + ": " + m);
+
+        OpeningOptions openingOptions;
+        std::string sidecarName;
+        if (const auto sidecar = openingRulesFile(chamberSource.pattern)) {
+            try {
+                openingOptions.rules = readOpeningRules(*sidecar, &sidecarName);
+            } catch (const std::runtime_error& e) {
+                throw MeshError(*sidecar, e.what());
+            }
+        }
+        if (!chamberSource.rules.empty()) openingOptions.rules = chamberSource.rules;
+        openingOptions.chamberName = !chamberSource.name.empty() ? chamberSource.name
+                                     : !sidecarName.empty()      ? sidecarName
+                                                                 : seriesStem(chamberSource.pattern);
+        Chamber chamber;
+        const bool open = std::any_of(series.phases.begin(), series.phases.end(),
+                                      [](const sph::TriangleMesh& m) { return !boundaryEdges(m).empty(); });
+        if (valves && open) {
+            std::vector<OpeningReport> openings;
+            try {
+                chamber = valveOpenings(series.phases, series.fixedTopology, openingOptions, &openings);
+            } catch (const std::invalid_argument&) {
+                throw;
+            } catch (const std::exception& e) {
+                throw MeshError(series.files.front(), e.what());
+            }
+            chamber.openings = std::move(openings);
+        } else {
+            if (valves) { // closed: capping was off but nothing needed it
+                for (const sph::TriangleMesh& m : series.phases)
+                    if (m.enclosedVolume() < 0.0)
+                        throw MeshError(series.files.front(), "a closed mesh wound inward after cleaning");
+            }
+            chamber.name = openingOptions.chamberName;
+            chamber.anchor = series.phases.front().vertices.at(series.phases.front().triangles.at(0)[0]);
+            for (const sph::TriangleMesh& m : series.phases) chamber.phaseVolumeMl.push_back(enclosedVolumeMl(m));
+        }
+        if (series.phases.size() == 1) series.phases.push_back(series.phases.front()); // a still heart
+        if (c == 0) {
+            joined = std::move(series.phases);
+        } else {
+            if (series.phases.size() != joined.size())
+                throw MeshError(series.files.front(),
+                                "chamber " + chamber.name + " has " + std::to_string(series.phases.size()) +
+                                    " phases and chamber " + report.anatomy.chambers.front().name + " has " +
+                                    std::to_string(joined.size()) + ": the chambers of one heart need as many");
+            for (std::size_t k = 0; k < joined.size(); ++k) {
+                const auto offset = std::uint32_t(joined[k].vertices.size());
+                joined[k].vertices.insert(joined[k].vertices.end(), series.phases[k].vertices.begin(),
+                                          series.phases[k].vertices.end());
+                for (auto t : series.phases[k].triangles)
+                    joined[k].triangles.push_back({t[0] + offset, t[1] + offset, t[2] + offset});
+            }
+        }
+        report.anatomy.chambers.push_back(std::move(chamber));
+    }
+    for (std::size_t a = 0; a < report.anatomy.chambers.size(); ++a)
+        for (std::size_t b = a + 1; b < report.anatomy.chambers.size(); ++b)
+            if (report.anatomy.chambers[a].name == report.anatomy.chambers[b].name)
+                throw std::invalid_argument("two chambers are named " + report.anatomy.chambers[a].name +
+                                            ": name them apart (--chamber NAME)");
+    return joined;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------------
@@ -402,9 +525,15 @@ HeartSource HeartSource::fromVolumes(const std::string& pattern, std::optional<f
 }
 
 HeartSource HeartSource::fromMeshes(const std::string& pattern, double cycleSeconds) {
+    return fromChambers({ChamberSeries{pattern, {}, {}}}, cycleSeconds);
+}
+
+HeartSource HeartSource::fromChambers(std::vector<ChamberSeries> chambers, double cycleSeconds) {
     HeartSource s;
     s.kind = Kind::Meshes;
-    s.pattern = pattern;
+    if (chambers.empty()) throw std::invalid_argument("HeartSource::fromChambers: no chamber given");
+    s.pattern = chambers.front().pattern;
+    s.chambers = std::move(chambers);
     s.cycleSeconds = cycleSeconds;
     return s;
 }
@@ -494,6 +623,9 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
                 report.cacheStatus = "hit";
                 report.isovalue = meta.isovalue;
                 report.holesCapped = std::size_t(meta.holesCapped);
+                report.anatomy = std::move(meta.anatomy);
+                if (source.kind == HeartSource::Kind::Phantom)
+                    report.anatomy = HeartAnatomy::fromPhantom(HeartPhantom(phantomParameters));
                 fillReportFromMesh(report, moving);
                 report.secondsTotal = secondsSince(t0);
                 if (reportOut) *reportOut = std::move(report);
@@ -512,25 +644,16 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
     std::vector<sph::TriangleMesh> phases;
     if (source.kind == HeartSource::Kind::Meshes) {
         const auto ts = Clock::now();
-        MeshSeriesOptions options;
-        options.cycleSeconds = source.cycleSeconds;
-        options.cleaning = settings.meshCleaning;
-        options.progress = stageProgress(progress, stage::readingMeshes);
-        MeshSeries series = readMeshSeries(source.pattern, options);
-        report.secondsSource = secondsSince(ts);
         report.isovalue = std::numeric_limits<double>::quiet_NaN();
-        report.holesCapped = series.holesCapped();
-        for (std::size_t k = 0; k < series.reports.size(); ++k)
-            for (const std::string& m : series.reports[k].vtkMessages)
-                report.messages.push_back(series.files[k].string() + ": " + m);
-        phases = std::move(series.phases);
-        if (phases.size() == 1) phases.push_back(phases.front()); // a still heart
+        phases = readChambers(source, settings, report, progress);
+        report.secondsSource = secondsSince(ts);
     } else {
         const auto ts = Clock::now();
         VolumeSeries volumes;
         if (source.kind == HeartSource::Kind::Phantom) {
             const HeartPhantom phantom(phantomParameters);
             volumes = phantom.generate(stageProgress(progress, stage::generatingPhantom));
+            report.anatomy = HeartAnatomy::fromPhantom(phantom);
         } else {
             SeriesReadOptions options;
             options.cycleSeconds = source.cycleSeconds;
@@ -572,6 +695,7 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
         CacheMeta meta;
         meta.isovalue = report.isovalue;
         meta.holesCapped = report.holesCapped;
+        meta.anatomy = report.anatomy;
         meta.buildSeconds = secondsSince(t0);
         const std::string failure = writeCache(report.cacheFile, key, keyText, meta, moving);
         if (!failure.empty()) report.cacheStatus += ", not written: " + failure;

@@ -4,7 +4,9 @@
 //
 //   Phantom: HeartPhantom -> volumes in memory -> extractSurface per phase
 //   Volumes: readVolumeSeries (files or DICOM directories) -> extractSurface per phase
-//   Meshes:  readMeshSeries (cleaned, holes capped; no extraction)
+//   Meshes:  readMeshSeries per chamber (cleaned; no extraction); an open series of
+//            several phases gets a valve in each opening (ChamberOpenings.h), a single
+//            mesh has its holes capped (a still heart); the chambers' phases are joined
 //   then MovingHeartMesh::build, and the result is written to one cache file.
 //
 // Cache: one binary file per input, named heart-<key>.atriumheart in the cache directory,
@@ -17,6 +19,7 @@
 //   "ATRHEART" magic (8 bytes), u32 cache format version, u32 0,
 //   u64 key, u64 n + n bytes of the key text,
 //   f64 isovalue, u64 holes capped, f64 seconds the build took,
+//   u64 a + a bytes of the anatomy (chambers, valves, openings) as JSON,
 //   u64 m + m bytes of MovingHeartMesh::save() (which has its own magic and checksum),
 //   u64 FNV-1a 64 of every preceding byte.
 // A file that is truncated, has another magic or version, another key, bad sizes or a
@@ -24,6 +27,8 @@
 // through a temporary file renamed into place, so a reader never sees half a file.
 // Units: millimetres, seconds, millilitres.
 
+#include "sim/heart/ChamberOpenings.h"
+#include "sim/heart/HeartAnatomy.h"
 #include "sim/heart/HeartPhantom.h"
 #include "sim/heart/MeshInterpolation.h"
 #include "sim/heart/MeshSeries.h"
@@ -39,6 +44,16 @@
 
 namespace atrium::heart {
 
+/// One chamber of a mesh source: its series and how its openings become valves.
+struct ChamberSeries {
+    std::string pattern; ///< printf-style pattern, directory or single file
+    /// The chamber's name; empty: the sidecar's "chamber", else the series' stem.
+    std::string name;
+    /// Rules for its openings; when given they replace the sidecar's
+    /// (openingRulesFile), which otherwise apply.
+    std::vector<OpeningRule> rules;
+};
+
 struct HeartSource {
     enum class Kind { Phantom, Volumes, Meshes } kind = Kind::Phantom;
     /// Phantom: a preset name (HeartPhantom::preset); when it is empty, `phantom` is used
@@ -47,7 +62,8 @@ struct HeartSource {
     /// std::invalid_argument (they would be ignored).
     std::string phantomPreset = "adult";
     PhantomParameters phantom; ///< used when kind == Phantom and phantomPreset is empty
-    std::string pattern;       ///< volumes or meshes: printf-style pattern or directory
+    std::string pattern;       ///< volumes: printf-style pattern or directory; meshes: the first chamber's
+    std::vector<ChamberSeries> chambers; ///< meshes: one series per chamber (LV, RV)
     /// Volumes: the blood/wall isovalue; default: suggestIsovalue of phase 0. Phantom:
     /// the same (the suggestion lands on the blood/myocardium midpoint). Meshes: unused.
     std::optional<float> isovalue;
@@ -58,6 +74,8 @@ struct HeartSource {
     static HeartSource fromVolumes(const std::string& pattern, std::optional<float> isovalue = {},
                                    double cycleSeconds = 0.8);
     static HeartSource fromMeshes(const std::string& pattern, double cycleSeconds = 0.8);
+    /// Several chambers, each its own series with the same number of phases.
+    static HeartSource fromChambers(std::vector<ChamberSeries> chambers, double cycleSeconds = 0.8);
     /// The phantom parameters this source stands for (preset resolved). Throws
     /// std::invalid_argument for an unknown preset or when kind != Phantom.
     PhantomParameters phantomParameters() const;
@@ -75,6 +93,9 @@ struct PipelineSettings {
     double noiseBoxMm = 2.0; ///< box of the noise removal (0: none)
     /// Mesh sources: point merging and hole capping.
     MeshCleaning meshCleaning;
+    /// Mesh sources of several phases: the openings of an open series become valves
+    /// (ChamberOpenings.h) instead of being capped (as a single mesh's are).
+    bool openingsBecomeValves = true;
     /// Where the processed heart is cached; empty disables the cache.
     std::filesystem::path cacheDirectory = defaultCacheDirectory();
 
@@ -113,6 +134,9 @@ struct PipelineReport {
     double maxHalfwayMismatchMm = 0.0;
     /// VTK messages on mesh files that still gave a mesh (empty when loaded from the cache).
     std::vector<std::string> messages;
+    /// The chambers and their valves: the phantom's LV; a mesh source's chambers (one
+    /// per series, with a valve per opening of an open series); empty for volumes.
+    HeartAnatomy anatomy;
 };
 
 /// Stage names passed to the progress callback, with a fraction in [0, 1] of that stage.
@@ -129,7 +153,9 @@ inline constexpr const char* writingCache = "writing cache";
 using PipelineProgress = std::function<void(const std::string& stage, double fraction)>;
 
 /// Builds (or loads from the cache) the moving heart of a source. A mesh series of a
-/// single file gives a still heart (that mesh as two identical phases). `progress` is
+/// single file gives a still heart (that mesh as two identical phases). A directory
+/// holding several series (files of different name stems) is refused (MeshError
+/// listing them): give each chamber its own pattern. `progress` is
 /// called on the calling thread. Throws VolumeError / MeshError naming the file at
 /// fault, std::invalid_argument for bad parameters or settings, std::runtime_error when
 /// extraction finds no surface. Cache problems never throw: the heart is rebuilt.

@@ -1,11 +1,13 @@
 #include "sim/heart/HeartSimulation.h"
 
+#include "sim/heart/MeshConversion.h"
 #include "sim/sph/WallDistanceField.h"
 
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <numbers>
+#include <sstream>
 #include <span>
 #include <stdexcept>
 
@@ -32,28 +34,6 @@ sph::Aabb cycleBounds(const MovingHeartMesh& heart) {
 
 } // namespace
 
-HeartAnatomy HeartAnatomy::fromPhantom(const HeartPhantom& phantom) {
-    HeartAnatomy a;
-    a.mitral = phantom.mitralValve(0.0);
-    a.aortic = phantom.aorticValve(0.0);
-    // Inflow: a disc in the atrium, between its centre and the mitral valve, aimed at
-    // the valve (the pulmonary veins' blood arriving towards the ventricle).
-    const EllipsoidShape la = phantom.leftAtrium(0.0);
-    const sph::Vec3 toValve = a.mitral->center - la.center;
-    ValveDisc inflow;
-    inflow.center = la.center + toValve * 0.25f;
-    inflow.normal = normalized(toValve);
-    inflow.radius = 0.5 * std::min({double(la.semiAxes.x), double(la.semiAxes.y), double(la.semiAxes.z)});
-    a.inflow = inflow;
-    // Outlet: around the aorta's last centreline point (its closed, rounded end).
-    const VesselTube aorta = phantom.aorta();
-    if (aorta.centerline.size() >= 2) {
-        a.outlet = aorta.centerline.back();
-        a.outletRadiusMm = 1.5 * aorta.radius;
-    }
-    return a;
-}
-
 HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSeconds, HeartAnatomy anatomy,
                                  HeartSimulationSettings settings, const std::function<bool(double)>& preparing)
     : heart_(heart), cycleSeconds_(cycleSeconds), anatomy_(std::move(anatomy)), settings_(settings) {
@@ -67,8 +47,20 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
         throw std::invalid_argument("heart: inflowSpeed must be finite and >= 0");
     if (!(settings_.diastolicSuctionPa >= 0.0) || !std::isfinite(settings_.diastolicSuctionPa))
         throw std::invalid_argument("heart: diastolicSuctionPa must be finite and >= 0");
-    if (settings_.fill == HeartSimulationSettings::Fill::Emitter && !anatomy_.inflow)
-        throw std::invalid_argument("heart: filling through an emitter needs an inflow disc in the anatomy");
+    if (!(settings_.topUpSeconds >= 0.0) || !std::isfinite(settings_.topUpSeconds))
+        throw std::invalid_argument("heart: topUpSeconds must be finite and >= 0");
+    if (!(settings_.closedVolumeChangeLimit > 0.0))
+        throw std::invalid_argument("heart: closedVolumeChangeLimit must be > 0");
+    for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c)
+        for (const Valve& v : anatomy_.chambers[c].valves) valveSlots_.push_back({c, &v, 0, std::nullopt});
+    const bool anyReservoir =
+        std::any_of(valveSlots_.begin(), valveSlots_.end(), [](const ValveSlot& v) { return v.valve->reservoir.has_value(); });
+    if (settings_.fill == HeartSimulationSettings::Fill::Emitter && !anyReservoir)
+        throw std::invalid_argument(anatomy_.empty()
+                                        ? "heart: filling through an emitter needs an inflow opening, and this heart has "
+                                          "none (a closed mesh series or a volume series)"
+                                        : "heart: filling through an emitter needs an inflow valve with a reservoir, and "
+                                          "no valve of this heart has one");
 
     const float s = float(settings_.particleSpacingMm) * kMm;
     sph::Scene scene;
@@ -92,23 +84,24 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     scene.wall.kind = sph::WallMeshSpec::Kind::External;
     scene.wall.fieldCellSize = s;
 
-    // Valves start open (one-way): the fill and the still heart before the beat need
-    // both; updateValves() opens and closes them with the beat.
-    const auto addValve = [&](const std::optional<ValveDisc>& valve, std::optional<std::size_t>& index) {
-        if (!valve) return;
-        index = scene.planes.size();
-        scene.planes.push_back({toMetres(valve->center), normalized(valve->normal), float(valve->radius) * kMm,
-                                sph::PlaneKind::OneWay, 0.f});
-    };
-    addValve(anatomy_.mitral, mitralPlane_);
-    addValve(anatomy_.aortic, aorticPlane_);
-    if (anatomy_.outlet) {
-        sph::Outlet o;
-        o.shape = sph::OutletShape::Sphere;
-        o.center = toMetres(*anatomy_.outlet);
-        o.radius = float(anatomy_.outletRadiusMm) * kMm;
-        scene.outlets.push_back(o);
+    // Valves start open, inflow valves inwards and the others outwards: the fill and
+    // the still heart before the beat need them; updateValves() opens and closes them
+    // with the beat.
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        const Valve& v = *valveSlots_[i].valve;
+        valveSlots_[i].plane = scene.planes.size();
+        scene.planes.push_back(valvePlane(i, v.role == ValveRole::Inflow ? ValveFlow::Into : ValveFlow::OutOf));
+        if (v.outlet && v.role != ValveRole::Inflow) {
+            sph::Outlet o;
+            o.shape = sph::OutletShape::Sphere;
+            o.center = toMetres(*v.outlet);
+            o.radius = float(v.outletRadiusMm) * kMm;
+            scene.outlets.push_back(o);
+        }
     }
+    valves_.assign(valveSlots_.size(), ValveFlow::Shut);
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        valves_[i] = valveSlots_[i].valve->role == ValveRole::Inflow ? ValveFlow::Into : ValveFlow::OutOf;
 
     // Heart at its first pose; still (no wall velocity) while filling.
     heart_.sample(0.0, cycleSeconds_, wallMm_, velocityMm_);
@@ -116,26 +109,56 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     for (sph::Vec3& v : wallM_.vertices) v *= kMm;
     velocityM_.assign(wallM_.vertices.size(), sph::Vec3{});
 
+    // Reservoirs: behind each inflow (or two-way) valve an emitter that lets in what
+    // the chamber draws (emitters place no particle where another is near). --fill
+    // emitter fills each chamber through its first reservoir first, heart still.
     double fillEnd = 0.0;
-    if (anatomy_.inflow) {
-        const float radius = float(anatomy_.inflow->radius) * kMm;
+    std::vector<bool> chamberFilled(std::max<std::size_t>(anatomy_.chambers.size(), 1), false);
+    const double poolM3 = std::fabs(wallM_.enclosedVolume());
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        const Valve& v = *valveSlots_[i].valve;
+        if (!v.reservoir) continue;
+        const float radius = float(v.reservoir->radius) * kMm;
         const float area = float(std::numbers::pi) * radius * radius;
         sph::Emitter e;
-        e.position = toMetres(anatomy_.inflow->center);
-        e.direction = normalized(anatomy_.inflow->normal);
+        e.position = toMetres(v.reservoir->center);
+        e.direction = normalized(v.reservoir->normal);
         e.radius = radius;
-        if (settings_.fill == HeartSimulationSettings::Fill::Emitter) {
-            // Fill at 0.5 m/s for the time the blood pool needs, heart still.
+        const std::size_t c = valveSlots_[i].chamber;
+        if (settings_.fill == HeartSimulationSettings::Fill::Emitter && !chamberFilled[c]) {
+            // Fill at 0.5 m/s for the time the chamber's blood pool needs, heart still.
+            chamberFilled[c] = true;
+            const Chamber& chamber = anatomy_.chambers[c];
+            const double chamberM3 = anatomy_.chambers.size() > 1 && !chamber.phaseVolumeMl.empty()
+                                         ? chamber.phaseVolumeMl.front() * 1e-6
+                                         : poolM3;
             sph::Emitter fill = e;
             fill.speed = 0.5f;
-            const double poolM3 = std::fabs(wallM_.enclosedVolume());
-            fillEnd = std::min(settings_.fillSecondsMax, 0.9 * poolM3 / (double(area) * fill.speed));
-            fill.end = float(fillEnd);
+            const double seconds = std::min(settings_.fillSecondsMax, 0.9 * chamberM3 / (double(area) * fill.speed));
+            fill.end = float(seconds);
+            fillEnd = std::max(fillEnd, seconds);
             scene.emitters.push_back(fill);
         }
-        e.start = float(fillEnd);
         e.speed = float(settings_.inflowSpeed); // the venous reservoir, see the settings
-        if (e.speed > 0.f) scene.emitters.push_back(e);
+        if (e.speed > 0.f) {
+            valveSlots_[i].emitter = scene.emitters.size();
+            scene.emitters.push_back(e);
+        }
+    }
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        if (valveSlots_[i].emitter) scene.emitters[*valveSlots_[i].emitter].start = float(fillEnd);
+    // Seeded blood keeps a collision margin from the wall, so a seeded chamber holds
+    // ~10 % less than its volume: top it up through its inflow valves from their
+    // reservoirs, heart still, outflow valves shut, before the beat starts.
+    const bool topUp = settings_.fill == HeartSimulationSettings::Fill::Seeded && anyReservoir &&
+                       settings_.topUpSeconds > 0.0;
+    if (topUp) {
+        fillEnd = settings_.topUpSeconds;
+        for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+            const ValveFlow flow = valveSlots_[i].valve->role == ValveRole::Outflow ? ValveFlow::Shut : ValveFlow::Into;
+            scene.planes[valveSlots_[i].plane] = valvePlane(i, flow);
+            valves_[i] = flow;
+        }
     }
     if (settings_.fill == HeartSimulationSettings::Fill::Seeded)
         scene.fluidBlocks.push_back({{toMetres(b.lo), toMetres(b.hi)}, {}}); // seeding drops what lies outside
@@ -193,7 +216,9 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
             maxWallSpeedMmPerS_ = std::max(maxWallSpeedMmPerS_, rate * std::max(fLen, bLen));
         }
     }
+    assignChambers();
     sampleVolumeRates();
+    refuseSqueezedChambers();
     // Poses evenly spaced in the cycle, so that the fastest point of the wall travels
     // at most wallTravelPerUpdate spacings from one to the next; at least one per phase.
     const double travel = settings_.wallTravelPerUpdate * settings_.particleSpacingMm;
@@ -207,6 +232,13 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
         throw PreparationCancelled();
     filling_ = fillEnd > 0.0;
     beatStart_ = fillEnd;
+    if (topUp && settings_.diastolicSuctionPa > 0.0) {
+        solver_->setMaxTension(float(settings_.diastolicSuctionPa));
+        suction_ = true;
+    }
+    valveVolumes_.assign(valveSlots_.size(), {});
+    endDiastoles_.assign(anatomy_.chambers.size(), {});
+    chamberCount_.assign(anatomy_.chambers.size(), 0);
     if (!filling_) startBeat();
 }
 
@@ -214,6 +246,11 @@ void HeartSimulation::startBeat() {
     filling_ = false;
     if (settings_.diastolicSuctionPa > 0.0) solver_->setMaxTension(float(settings_.diastolicSuctionPa));
     suction_ = settings_.diastolicSuctionPa > 0.0;
+    // The blood each chamber starts the beat with, from which the valves' flows count.
+    if (anatomy_.chambers.empty()) return;
+    sph::HostParticles h;
+    solver_->read(sph::FieldPosition, h);
+    for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c) chamberCount_[c] = countChamber(c, h, nullptr);
 }
 
 double HeartSimulation::heartTime() const { return filling_ ? 0.0 : solver_->time() - beatStart_; }
@@ -274,34 +311,61 @@ void HeartSimulation::wallAt(double cycleFraction, sph::TriangleMesh& meshMm,
     }
 }
 
+void HeartSimulation::assignChambers() {
+    // With several chambers, each is a closed piece of the wall (with its vestibules):
+    // a piece belongs to the chamber whose anchor lies nearest to one of its vertices.
+    if (anatomy_.chambers.size() < 2) return;
+    triangleChamber_.resize(std::size_t(heart_.phaseCount()));
+    for (int k = 0; k < heart_.phaseCount(); ++k) {
+        const sph::TriangleMesh& mesh = heart_.phaseMesh(k);
+        const Components pieces = connectedComponents(mesh);
+        std::vector<float> best(pieces.count * anatomy_.chambers.size(), 1e30f);
+        for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+            for (std::uint32_t v : mesh.triangles[t])
+                for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c) {
+                    float& d = best[pieces.triangleComponent[t] * anatomy_.chambers.size() + c];
+                    d = std::min(d, lengthSquared(mesh.vertices[v] - anatomy_.chambers[c].anchor));
+                }
+        std::vector<std::uint16_t>& owner = triangleChamber_[std::size_t(k)];
+        owner.resize(mesh.triangles.size());
+        for (std::size_t t = 0; t < mesh.triangles.size(); ++t) {
+            const float* d = &best[pieces.triangleComponent[t] * anatomy_.chambers.size()];
+            owner[t] = std::uint16_t(std::min_element(d, d + anatomy_.chambers.size()) - d);
+        }
+    }
+}
+
 void HeartSimulation::sampleVolumeRates() {
     // dV/dt of a region bounded by the moving wall and fixed planes is the flux of the
     // wall's velocity through its part of the wall: sum over triangles of v_mean . n A.
-    // The LV part is the triangles with their centroid on the ventricle's side of both
-    // valve planes (ventricleVolumeMl's region). Samples every 1/(8 x sub-frames) of
-    // the cycle - a few hundred poses, O(triangles) each - then a +-1 % moving average,
-    // so that slivers and the half-way switch do not flicker the valves.
+    // A chamber's part is its triangles with their centroid on its side of all its
+    // valves (ventricleVolumeMl's region). Samples every 1/(8 x sub-frames) of the
+    // cycle - a few hundred poses, O(triangles) each - then a +-1 % moving average, so
+    // that slivers and the half-way switch do not flicker the valves.
     const int n = std::max(200, 8 * heart_.frameCount());
-    std::vector<double> lv(static_cast<std::size_t>(n));
+    const std::size_t chambers = std::max<std::size_t>(anatomy_.chambers.size(), 1);
+    std::vector<std::vector<double>> rate(chambers, std::vector<double>(std::size_t(n), 0.0));
     const float orientation = heart_.phaseMesh(0).enclosedVolume() >= 0.0 ? 1.f : -1.f;
+    const int P = heart_.phaseCount();
     sph::TriangleMesh mesh;
     std::vector<sph::Vec3> velocity;
-    const auto ventricleSide = [&](sph::Vec3 p) {
-        if (anatomy_.mitral && dot(p - anatomy_.mitral->center, anatomy_.mitral->normal) < 0.f) return false;
-        if (anatomy_.aortic && dot(p - anatomy_.aortic->center, anatomy_.aortic->normal) > 0.f) return false;
-        return true;
-    };
     for (int j = 0; j < n; ++j) {
-        wallAt(double(j) / n, mesh, velocity);
-        double ventricle = 0.0;
-        for (const auto& tri : mesh.triangles) {
-            const sph::Vec3 a = mesh.vertices[tri[0]], b = mesh.vertices[tri[1]], c = mesh.vertices[tri[2]];
-            if (!ventricleSide((a + b + c) * (1.f / 3.f))) continue;
-            const sph::Vec3 v = (velocity[tri[0]] + velocity[tri[1]] + velocity[tri[2]]) * (1.f / 3.f);
-            ventricle += 0.5 * double(dot(v, cross(b - a, c - a))) * orientation; // mm^3/s
+        const double t = double(j) / n;
+        wallAt(t, mesh, velocity);
+        // The phase mesh whose triangles wallAt() used (see there).
+        const double u = t * P;
+        const int k = std::min(int(u), P - 1);
+        const int m = u - k < 0.5 ? k : (k + 1) % P;
+        for (std::size_t tri = 0; tri < mesh.triangles.size(); ++tri) {
+            const auto& tr = mesh.triangles[tri];
+            const std::size_t c = triangleChamber_.empty() ? 0 : triangleChamber_[std::size_t(m)][tri];
+            const sph::Vec3 a = mesh.vertices[tr[0]], b = mesh.vertices[tr[1]], cc = mesh.vertices[tr[2]];
+            if (!anatomy_.chambers.empty() && !HeartAnatomy::insideValves(anatomy_.chambers[c], (a + b + cc) * (1.f / 3.f)))
+                continue;
+            const sph::Vec3 v = (velocity[tr[0]] + velocity[tr[1]] + velocity[tr[2]]) * (1.f / 3.f);
+            rate[c][std::size_t(j)] += 0.5 * double(dot(v, cross(b - a, cc - a))) * orientation * 1e-3; // ml/s
         }
         for (const sph::Vec3& v : velocity) maxWallSpeedMmPerS_ = std::max(maxWallSpeedMmPerS_, double(length(v)));
-        lv[std::size_t(j)] = ventricle * 1e-3; // ml/s
     }
     const int w = std::max(1, n / 100);
     const auto smooth = [&](const std::vector<double>& x) {
@@ -312,17 +376,74 @@ void HeartSimulation::sampleVolumeRates() {
         }
         return y;
     };
-    // The flux misses the small volume drops at the half-way switches, where mesh
-    // k+1's vertices land on mesh k's surface and its flat triangles cut inside it
-    // (~1-1.5 ml per switch on the adult phantom). A periodic volume changes by nothing
-    // over a cycle: remove the mean rate, spreading that loss over the cycle.
-    double mean = 0.0;
-    for (double r : lv) mean += r;
-    mean /= double(n);
-    for (double& r : lv) r -= mean;
-    lvRateMlPerS_ = smooth(lv);
-    peakLvRateMlPerS_ = 0.0;
-    for (double r : lvRateMlPerS_) peakLvRateMlPerS_ = std::max(peakLvRateMlPerS_, std::fabs(r));
+    rateMlPerS_.clear();
+    peakRateMlPerS_.clear();
+    for (std::vector<double>& r : rate) {
+        // The flux misses the small volume drops at the half-way switches, where mesh
+        // k+1's vertices land on mesh k's surface and its flat triangles cut inside it
+        // (~1-1.5 ml per switch on the adult phantom). A periodic volume changes by
+        // nothing over a cycle: remove the mean rate, spreading that loss over the cycle.
+        double mean = 0.0;
+        for (double x : r) mean += x;
+        mean /= double(n);
+        for (double& x : r) x -= mean;
+        rateMlPerS_.push_back(smooth(r));
+        double peak = 0.0;
+        for (double x : rateMlPerS_.back()) peak = std::max(peak, std::fabs(x));
+        peakRateMlPerS_.push_back(peak);
+    }
+}
+
+void HeartSimulation::refuseSqueezedChambers() const {
+    // A chamber with no way out whose volume changes: its blood is compressed to
+    // rho0 x EDV / ESV, pressure rises by c0^2 rho0 / 7 ((EDV/ESV)^7 - 1) - at 60 % EF
+    // and c0 = 10 m/s about 0.36 MPa - and the run blows up in the first systole.
+    // Refuse it now, saying why, rather than after a minute of stepping.
+    const std::size_t chambers = std::max<std::size_t>(anatomy_.chambers.size(), 1);
+    for (std::size_t c = 0; c < chambers; ++c) {
+        if (!anatomy_.chambers.empty()) {
+            const Chamber& chamber = anatomy_.chambers[c];
+            const bool wayOut = std::any_of(chamber.valves.begin(), chamber.valves.end(), [](const Valve& v) {
+                return v.role != ValveRole::Inflow && v.outlet.has_value();
+            });
+            if (wayOut) continue;
+        }
+        // Its volume over the cycle: the phase meshes' (one chamber) or the integral of
+        // its rate (one of several).
+        double lo = 0.0, hi = 0.0, reference = 0.0;
+        if (chambers == 1) {
+            lo = 1e300;
+            for (int k = 0; k < heart_.phaseCount(); ++k) {
+                const double v = std::fabs(heart_.phaseMesh(k).enclosedVolume()) * 1e-3;
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+            reference = hi;
+        } else {
+            const std::vector<double>& r = rateMlPerS_[c];
+            double v = 0.0;
+            for (double x : r) {
+                v += x * cycleSeconds_ / double(r.size());
+                lo = std::min(lo, v);
+                hi = std::max(hi, v);
+            }
+            const std::vector<double>& volumes = anatomy_.chambers[c].phaseVolumeMl;
+            reference = volumes.empty() ? 0.0 : *std::max_element(volumes.begin(), volumes.end());
+            lo += reference - hi;
+            hi = reference;
+        }
+        if (!(reference > 0.0) || (hi - lo) / hi <= settings_.closedVolumeChangeLimit) continue;
+        std::ostringstream m;
+        m.precision(3);
+        const std::string who = anatomy_.chambers.empty() ? std::string("the heart") : "chamber " + anatomy_.chambers[c].name;
+        m << "heart: " << who << " is closed - no opening lets blood out - and its volume changes by "
+          << 100.0 * (hi - lo) / hi << " % over the cycle (" << hi << " -> " << lo
+          << " ml): the blood shut inside would be squeezed to " << hi / lo
+          << " rho0 and blow up in the first systole, whatever the time step. Refused before the first step. "
+             "Give a series open where its valves are (each opening becomes a valve: docs/heart-pipeline.md), "
+             "or a still (single-phase) mesh.";
+        throw ChamberSqueezed(m.str());
+    }
 }
 
 double HeartSimulation::sampledRate(const std::vector<double>& table, double cycleFraction) const {
@@ -333,32 +454,145 @@ double HeartSimulation::sampledRate(const std::vector<double>& table, double cyc
     return table[j] * (1.0 - f) + table[(j + 1) % table.size()] * f;
 }
 
-double HeartSimulation::ventricleVolumeRateMlPerS(double cycleFraction) const {
-    return sampledRate(lvRateMlPerS_, cycleFraction);
+double HeartSimulation::chamberVolumeRateMlPerS(double cycleFraction, std::size_t chamber) const {
+    if (chamber >= rateMlPerS_.size()) throw std::out_of_range("heart: no chamber " + std::to_string(chamber));
+    return sampledRate(rateMlPerS_[chamber], cycleFraction);
 }
 
-HeartSimulation::Valves HeartSimulation::valvesAt(double cycleFraction) const {
-    if (!settings_.valveTiming || !anatomy_.mitral || !anatomy_.aortic) return {};
+std::vector<ValveFlow> HeartSimulation::valvesAt(double cycleFraction) const {
     // In a real heart the valves follow the pressure difference across them; the
-    // ventricle's volume change is its outcome and the one thing the moving wall
-    // prescribes: a filling ventricle has its mitral valve open and its aortic valve
+    // chamber's volume change is its outcome and the one thing the moving wall
+    // prescribes: a filling ventricle has its inflow valve open and its outflow valve
     // shut, an emptying one the reverse (Poyart 2016, 3.5.6 keeps both one-way
     // throughout, which let diastolic inflow run straight out through the aorta).
-    const double r = ventricleVolumeRateMlPerS(cycleFraction);
-    const double threshold = settings_.isovolumicFraction * peakLvRateMlPerS_;
-    return {r > threshold, r < -threshold};
+    std::vector<ValveFlow> flows(valveSlots_.size(), ValveFlow::Shut);
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        const std::size_t c = valveSlots_[i].chamber;
+        const double r = chamberVolumeRateMlPerS(cycleFraction, c);
+        const double threshold = settings_.isovolumicFraction * peakRateMlPerS_[c];
+        const ValveRole role = valveSlots_[i].valve->role;
+        const Chamber& chamber = anatomy_.chambers[c];
+        const bool both = std::any_of(chamber.valves.begin(), chamber.valves.end(),
+                                      [](const Valve& v) { return v.role == ValveRole::Inflow; }) &&
+                          std::any_of(chamber.valves.begin(), chamber.valves.end(),
+                                      [](const Valve& v) { return v.role == ValveRole::Outflow; });
+        if (role == ValveRole::TwoWay)
+            flows[i] = r > threshold ? ValveFlow::Into : (r < -threshold ? ValveFlow::OutOf : ValveFlow::Shut);
+        else if (!settings_.valveTiming || !both)
+            flows[i] = role == ValveRole::Inflow ? ValveFlow::Into : ValveFlow::OutOf;
+        else if (role == ValveRole::Inflow)
+            flows[i] = r > threshold ? ValveFlow::Into : ValveFlow::Shut;
+        else
+            flows[i] = r < -threshold ? ValveFlow::OutOf : ValveFlow::Shut;
+    }
+    return flows;
+}
+
+int HeartSimulation::valveIndex(const std::string& name) const {
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        if (valveSlots_[i].valve->name == name) return int(i);
+    return -1;
+}
+
+sph::BoundaryPlane HeartSimulation::valvePlane(std::size_t index, ValveFlow flow) const {
+    const Valve& v = *valveSlots_[index].valve;
+    sph::BoundaryPlane plane{toMetres(v.disc.center), normalized(v.disc.normal), float(v.disc.radius) * kMm,
+                             sph::PlaneKind::OneWay, 0.f};
+    if (flow == ValveFlow::Shut) plane.kind = sph::PlaneKind::Closed;
+    if (flow == ValveFlow::Into) plane.normal = -plane.normal; // one-way into the chamber
+    return plane;
+}
+
+std::size_t HeartSimulation::countChamber(std::size_t chamber, const sph::HostParticles& particles,
+                                          double* density) const {
+    const Chamber& c = anatomy_.chambers[chamber];
+    // With several chambers, a particle belongs to the one whose wall is nearest: it
+    // lies inside one closed piece, and any point of another piece is outside that one,
+    // so the straight line to it crosses its own piece's wall first.
+    std::optional<TriangleLocator> locator;
+    std::vector<std::uint16_t> owner;
+    if (anatomy_.chambers.size() > 1) {
+        sph::TriangleMesh mesh;
+        std::vector<sph::Vec3> velocity;
+        const double t = filling_ ? 0.0 : beats();
+        wallAt(t, mesh, velocity);
+        const int P = heart_.phaseCount();
+        const double u = (t - std::floor(t)) * P;
+        const int k = std::min(int(u), P - 1);
+        owner = triangleChamber_[std::size_t(u - k < 0.5 ? k : (k + 1) % P)];
+        locator.emplace(mesh);
+    }
+    std::size_t n = 0;
+    double sum = 0.0;
+    for (std::size_t i = 0; i < particles.position.size(); ++i) {
+        const sph::Vec3 p = particles.position[i] * 1000.f; // mm
+        if (!HeartAnatomy::insideValves(c, p)) continue;
+        if (locator) {
+            std::uint32_t tri = 0;
+            locator->closestPoint(p, &tri);
+            if (owner[tri] != chamber) continue;
+        }
+        ++n;
+        if (density) sum += particles.density[i];
+    }
+    if (density) *density = n ? sum / (double(n) * solver_->restDensity()) : 0.0;
+    return n;
+}
+
+HeartSimulation::EndDiastole HeartSimulation::chamberBlood(std::size_t chamber) const {
+    if (chamber >= anatomy_.chambers.size()) throw std::out_of_range("heart: no chamber " + std::to_string(chamber));
+    sph::HostParticles h;
+    solver_->read(sph::FieldPosition | sph::FieldDensity, h);
+    EndDiastole e;
+    e.particles = countChamber(chamber, h, &e.meanDensity);
+    return e;
+}
+
+double HeartSimulation::particleVolumeMl() const { return 1e6 * double(solver_->particleMass()) / solver_->restDensity(); }
+
+void HeartSimulation::countValveFlow(std::size_t chamber, const std::vector<ValveFlow>& flows) {
+    // The chamber's blood changes only through its open valves (and the rare leak):
+    // while exactly one was open, the change went through that one.
+    sph::HostParticles h;
+    solver_->read(sph::FieldPosition, h);
+    const std::size_t now = countChamber(chamber, h, nullptr);
+    const double change = (double(now) - double(chamberCount_[chamber])) * particleVolumeMl();
+    chamberCount_[chamber] = now;
+    int open = -1, opened = 0;
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        if (valveSlots_[i].chamber == chamber && flows[i] != ValveFlow::Shut) {
+            open = int(i);
+            ++opened;
+        }
+    if (opened != 1) return; // shut (leaks and noise) or several open at once (valveTiming off)
+    ValveVolumes& v = valveVolumes_[std::size_t(open)];
+    if (change >= 0.0)
+        v.inMl += change;
+    else
+        v.outMl -= change;
 }
 
 void HeartSimulation::updateValves(double cycleFraction) {
-    const Valves v = valvesAt(cycleFraction);
-    if (mitralPlane_ && v.mitralOpen != valves_.mitralOpen)
-        solver_->setPlaneKind(*mitralPlane_, v.mitralOpen ? sph::PlaneKind::OneWay : sph::PlaneKind::Closed);
-    if (aorticPlane_ && v.aorticOpen != valves_.aorticOpen)
-        solver_->setPlaneKind(*aorticPlane_, v.aorticOpen ? sph::PlaneKind::OneWay : sph::PlaneKind::Closed);
-    valves_ = v;
-    // Suction while the ventricle fills, none while it contracts: tension left in the
+    const std::vector<ValveFlow> flows = valvesAt(cycleFraction);
+    std::vector<bool> counted(anatomy_.chambers.size(), false);
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        if (flows[i] == valves_[i]) continue;
+        const ValveSlot& slot = valveSlots_[i];
+        if (!counted[slot.chamber]) {
+            countValveFlow(slot.chamber, valves_);
+            counted[slot.chamber] = true;
+        }
+        solver_->setPlane(slot.plane, valvePlane(i, flows[i]));
+        // A two-way valve's reservoir lets blood in only while the chamber fills (it
+        // would feed the outlet beside it while the chamber empties).
+        if (slot.emitter && slot.valve->role == ValveRole::TwoWay)
+            solver_->setEmitterSpeed(*slot.emitter, flows[i] == ValveFlow::OutOf ? 0.f : float(settings_.inflowSpeed));
+    }
+    valves_ = flows;
+    // Suction while a chamber fills, none while it contracts: tension left in the
     // blood as systole squeezed it threw the heart-failure preset's apex blood at 20 m/s.
-    const bool suction = settings_.diastolicSuctionPa > 0.0 && v.mitralOpen;
+    const bool suction = settings_.diastolicSuctionPa > 0.0 &&
+                         std::any_of(flows.begin(), flows.end(), [](ValveFlow f) { return f == ValveFlow::Into; });
     if (suction != suction_) {
         solver_->setMaxTension(suction ? std::optional<float>(float(settings_.diastolicSuctionPa)) : std::nullopt);
         suction_ = suction;
@@ -434,8 +668,68 @@ void HeartSimulation::step(float dtMax) {
             poseWall(pose);
         }
         updateValves(cycles - std::floor(cycles));
+        // End of a diastole: the blood each chamber holds.
+        if (!anatomy_.chambers.empty() && std::int64_t(std::floor(cycles)) > beatsCounted_) {
+            beatsCounted_ = std::int64_t(std::floor(cycles));
+            sph::HostParticles h;
+            solver_->read(sph::FieldPosition | sph::FieldDensity, h);
+            for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c) {
+                EndDiastole e;
+                e.particles = countChamber(c, h, &e.meanDensity);
+                endDiastoles_[c].push_back(e);
+            }
+        }
     }
-    solver_->step(dtMax);
+    try {
+        solver_->step(dtMax);
+    } catch (const sph::SimulationBlowUp& e) {
+        explainBlowUp(e);
+    }
+}
+
+void HeartSimulation::explainBlowUp(const sph::SimulationBlowUp& e) const {
+    // The solver names the time step's parameters. When the wall was squeezing blood
+    // that had no way out - a chamber shrinking with its outflow shut, the blood well
+    // above rest density - those cannot help: say so.
+    const double cycles = filling_ ? 0.0 : beats();
+    const double fraction = cycles - std::floor(cycles);
+    double meanError = 0.0;
+    try {
+        meanError = solver_->stats().meanDensityError;
+    } catch (...) {
+    }
+    std::ostringstream m;
+    m.precision(3);
+    m << "heart: the blood blew up " << heartTime() << " s into the beat (" << fraction
+      << " of the cycle)";
+    std::string squeezed;
+    const std::size_t chambers = std::max<std::size_t>(anatomy_.chambers.size(), 1);
+    for (std::size_t c = 0; c < chambers && c < rateMlPerS_.size(); ++c) {
+        const double r = chamberVolumeRateMlPerS(fraction, c);
+        if (r >= 0.0) continue;
+        bool open = false;
+        for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+            if (valveSlots_[i].chamber == c && valves_[i] == ValveFlow::OutOf) open = true;
+        if (open) continue;
+        std::ostringstream w;
+        w.precision(3);
+        w << (anatomy_.chambers.empty() ? std::string("the heart") : "chamber " + anatomy_.chambers[c].name)
+          << " shrinking at " << -r << " ml/s with no valve open to let blood out";
+        squeezed = w.str();
+        break;
+    }
+    if (!squeezed.empty() || (std::isfinite(meanError) && meanError > 0.05)) {
+        m << " while the wall compressed it";
+        if (!squeezed.empty()) m << " (" << squeezed << ")";
+        if (std::isfinite(meanError)) m << ", mean density error " << 100.0 * meanError << " %";
+        m << ": this is compression by the wall, which a smaller CFL number, more viscosity or another "
+             "sound speed cannot relieve; the blood needs a way out (an outflow valve that opens while the "
+             "chamber empties, docs/heart-pipeline.md). The solver said: ";
+    } else {
+        m << ": ";
+    }
+    m << e.what();
+    throw sph::SimulationBlowUp(m.str());
 }
 
 void HeartSimulation::runBeats(double beatCount, const std::function<void(double)>& progress) {
@@ -453,7 +747,7 @@ void HeartSimulation::runBeats(double beatCount, const std::function<void(double
 
 double ventricleVolumeMl(const sph::TriangleMesh& meshMm, const HeartAnatomy& anatomy) {
     // Sample the mesh's signed distance on a fine grid and count the inside points on
-    // the ventricle's side of both valve planes: exact to a fraction of the grid step.
+    // the chamber's side of its valves: exact to a fraction of the grid step.
     const sph::Aabb b = meshMm.bounds();
     const float step = 0.5f;
     sph::WallDistanceField field;
@@ -461,9 +755,7 @@ double ventricleVolumeMl(const sph::TriangleMesh& meshMm, const HeartAnatomy& an
     settings.cellSize = 1.f;
     field.build(meshMm, nullptr, settings);
     const auto ventricleSide = [&](sph::Vec3 p) {
-        if (anatomy.mitral && dot(p - anatomy.mitral->center, anatomy.mitral->normal) < 0.f) return false;
-        if (anatomy.aortic && dot(p - anatomy.aortic->center, anatomy.aortic->normal) > 0.f) return false;
-        return true;
+        return anatomy.chambers.empty() || HeartAnatomy::insideValves(anatomy.chambers.front(), p);
     };
     std::size_t inside = 0;
     for (float z = b.lo.z + 0.5f * step; z < b.hi.z; z += step)

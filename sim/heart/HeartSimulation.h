@@ -1,16 +1,21 @@
 #pragma once
 // Blood pumped by a moving heart wall (Poyart 2016, 3.5.6): the solver of sim/sph runs
 // inside the interpolated heart mesh, posed at evenly spaced moments of the cycle and
-// moved on by its own velocity in between, so that it never jumps. Planes at the mitral
-// and aortic valves open (one-way) and close (no crossing) with the cycle: the mitral
-// while the ventricle fills, the aortic while it empties, both shut while its volume
-// holds (isovolumic), read from the wall's own motion. An emitter in the left atrium
-// lets in what the blood pool upstream of the closed valves grows by (mass
-// conservation), and an outlet beyond the aortic root removes what the ventricle
-// ejects, so the simulation runs indefinitely with a bounded particle count. The
-// heart works in millimetres, the solver in metres.
+// moved on by its own velocity in between, so that it never jumps. Each chamber's valves
+// (HeartAnatomy.h) are planes that open (one-way) and close (no crossing) with the
+// cycle: an inflow valve (mitral, tricuspid) while its chamber fills, an outflow valve
+// (aortic, pulmonary) while it empties, both shut while its volume holds (isovolumic),
+// read from the wall's own motion; a two-way valve (a chamber's only opening) lets
+// blood in while it fills and out while it empties. An emitter in the reservoir behind
+// each inflow valve (the phantom's left atrium, a mesh series' vestibule) lets in what
+// the chamber draws, wherever there is room, and an outlet beyond each outflow valve
+// removes what the chamber ejects, so the simulation runs indefinitely with a bounded
+// particle count. The blood that passes each valve is counted. A chamber that has no
+// way out but whose volume changes by more than a few per cent is refused before the
+// first step (the blood shut in would be squeezed until it blows up). The heart works
+// in millimetres, the solver in metres.
 
-#include "sim/heart/HeartPhantom.h"
+#include "sim/heart/HeartAnatomy.h"
 #include "sim/heart/MeshInterpolation.h"
 #include "sim/sph/Solver.h"
 
@@ -21,23 +26,10 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace atrium::heart {
-
-/// Where blood comes in and goes out, in the heart mesh's frame (mm). Real scans
-/// carry no valve positions: without them the chamber is simply filled and closed.
-struct HeartAnatomy {
-    std::optional<ValveDisc> mitral;  ///< open (one-way atrium -> ventricle) while the LV fills
-    std::optional<ValveDisc> aortic;  ///< open (one-way ventricle -> aorta) while the LV empties
-    std::optional<ValveDisc> inflow;  ///< emitter disc in the atrium, normal = flow direction
-    std::optional<sph::Vec3> outlet;  ///< sink centre beyond the aortic root
-    double outletRadiusMm = 0.0;
-
-    /// The phantom's valves, an inflow disc in the left atrium aimed at the mitral
-    /// valve, and an outlet at the far end of the aorta.
-    static HeartAnatomy fromPhantom(const HeartPhantom& phantom);
-};
 
 struct HeartSimulationSettings {
     double particleSpacingMm = 2.0;   ///< blood particle spacing; h = 2 spacings
@@ -47,6 +39,13 @@ struct HeartSimulationSettings {
     enum class Fill { Emitter, Seeded } fill = Fill::Seeded;
     double fillSecondsMax = 3.0;      ///< emitter filling stops at this time at the latest
     int relaxationSteps = 300;        ///< Seeded: dynamic relaxation before the beat
+    /// Seeded, with a reservoir behind an inflow valve: after relaxation, seconds of
+    /// topping the chambers up through their inflow valves (heart still, outflow valves
+    /// shut, diastolic suction on): the seeded lattice keeps a collision margin from
+    /// the wall and starts ~10 % short of the chamber's volume, so the first beat
+    /// ejected ~25 % less than the later ones (53 instead of 73 ml in the cut-out
+    /// phantom). 0: none.
+    double topUpSeconds = 0.15;
     /// Atrial inflow during the beat: the pulmonary veins as a reservoir. The emitter on
     /// the inflow disc runs at this speed (m/s) and adds blood only where the atrium has
     /// room (Solver's emitters never place a particle within 3/4 spacing of another), so
@@ -58,7 +57,7 @@ struct HeartSimulationSettings {
     /// heart, where the left ventricle's pressure falls a few mmHg below the atrium's.
     /// 1 kPa (7.5 mmHg) bounds the jets this drives to ~sqrt(2 p / rho) = 1.4 m/s;
     /// without a bound the tension built up while both valves are shut threw 9 m/s
-    /// jets when the mitral valve opened. It applies while the mitral valve is open
+    /// jets when the mitral valve opened. It applies while an inflow valve is open
     /// (diastole) from the beat's start on, not while the seeded blood relaxes nor while
     /// the ventricle contracts: tension kept through systole let the heart-failure
     /// preset's apex blood be squeezed to 1.3 rho0 and thrown at 20 m/s at 15k
@@ -95,6 +94,11 @@ struct HeartSimulationSettings {
     /// poses the cycle comes round to again are restored instead of rebuilt, ~15x
     /// faster; those past the budget are rebuilt every beat. 0: none kept.
     double wallPoseCacheMiB = 256.0;
+    /// A chamber with no way out (no outflow or two-way valve with an outlet; a heart
+    /// without anatomy counts as one chamber) whose volume changes by more than this
+    /// fraction over the cycle is refused (ChamberSqueezed): its blood would be
+    /// compressed to rho0 EDV / ESV.
+    double closedVolumeChangeLimit = 0.05;
     sph::BackendKind backend = sph::BackendKind::Cpu;
 
     /// Default settings with the spacing that puts about `particles` particles into a
@@ -111,6 +115,17 @@ class PreparationCancelled : public std::runtime_error {
 public:
     PreparationCancelled() : std::runtime_error("heart: the blood's preparation was cancelled") {}
 };
+
+/// Thrown by the HeartSimulation constructor, before the first step, for a chamber
+/// that is shut but changes volume (see closedVolumeChangeLimit); what() names it and
+/// says why and what to give instead.
+class ChamberSqueezed : public std::invalid_argument {
+public:
+    using std::invalid_argument::invalid_argument;
+};
+
+/// Which way an open valve lets blood through, or that it is shut.
+enum class ValveFlow { Shut, Into, OutOf };
 
 class HeartSimulation {
 public:
@@ -140,21 +155,44 @@ public:
     /// continuous (see HeartSimulation.cpp). step() poses the wall with it.
     void wallAt(double cycleFraction, sph::TriangleMesh& meshMm, std::vector<sph::Vec3>& velocityMmPerS) const;
 
-    /// The valves at `cycleFraction` (wraps), from the smoothed rate of change of the
-    /// LV volume of the wall's motion (ventricleVolumeRateMlPerS): mitral open while it
-    /// grows, aortic open while it shrinks, both closed while it is within
-    /// isovolumicFraction of its peak rate of zero. Without both valve discs in the
-    /// anatomy, or with valveTiming off, both are always open.
-    struct Valves {
-        bool mitralOpen = true;
-        bool aorticOpen = true;
+    /// Every valve of the anatomy (chamber by chamber, in order) at `cycleFraction`
+    /// (wraps), from the smoothed rate of change of its chamber's volume
+    /// (chamberVolumeRateMlPerS): an inflow valve lets blood in while the chamber grows,
+    /// an outflow valve out while it shrinks, both shut while the rate is within
+    /// isovolumicFraction of its peak of zero; a two-way valve follows the rate either
+    /// way. With valveTiming off, inflow and outflow valves stay open all beat (a
+    /// chamber with only one of them too).
+    std::vector<ValveFlow> valvesAt(double cycleFraction) const;
+    /// The index into valvesAt() of the valve named `name` (first match), or -1.
+    int valveIndex(const std::string& name) const;
+    /// d/dt of chamber `chamber`'s volume (the part of its mesh on its side of its
+    /// valves), ml/s, at `cycleFraction`: the flux of the wall's velocity through its
+    /// triangles (Reynolds transport), sampled over the cycle at construction and
+    /// smoothed over +-1 % of it.
+    double chamberVolumeRateMlPerS(double cycleFraction, std::size_t chamber = 0) const;
+    double ventricleVolumeRateMlPerS(double cycleFraction) const { return chamberVolumeRateMlPerS(cycleFraction, 0); }
+
+    /// Blood that passed each valve (valvesAt() order) since the beat started, ml: the
+    /// change of the particles in its chamber while it was the chamber's only open
+    /// valve, counted whenever a valve of the chamber opens or closes.
+    struct ValveVolumes {
+        double inMl = 0.0, outMl = 0.0;
     };
-    Valves valvesAt(double cycleFraction) const;
-    /// d/dt of the LV volume (the mesh on the ventricle's side of both valve planes,
-    /// as ventricleVolumeMl), ml/s, at `cycleFraction`: the flux of the wall's velocity
-    /// through its triangles (Reynolds transport), sampled over the cycle at
-    /// construction and smoothed over +-1 % of it.
-    double ventricleVolumeRateMlPerS(double cycleFraction) const;
+    const std::vector<ValveVolumes>& valveVolumes() const { return valveVolumes_; }
+    /// Per chamber, at the end of each diastole (each whole beat): the particles inside
+    /// it (on its side of its valves) and their mean density / rho0.
+    struct EndDiastole {
+        std::size_t particles = 0;
+        double meanDensity = 0.0;
+    };
+    const std::vector<std::vector<EndDiastole>>& endDiastoles() const { return endDiastoles_; }
+    /// Blood in chamber `chamber` now: particles on its side of its valves (and, with
+    /// several chambers, inside it) and their mean density / rho0. Reads the particles.
+    EndDiastole chamberBlood(std::size_t chamber) const;
+    /// Volume one particle stands for, ml (mass / rho0).
+    double particleVolumeMl() const;
+    const HeartAnatomy& anatomy() const { return anatomy_; }
+
     /// Time spent posing the wall (ms): re-sampling the heart mesh and building the wall
     /// field, or restoring a kept pose.
     double meshUpdateMs() const { return restoreMs_ + buildMs_; }
@@ -185,10 +223,25 @@ private:
     bool roomForPoses() const { return double(keptBytes_) < settings_.wallPoseCacheMiB * 1024.0 * 1024.0; }
     /// The fill is done: the wall starts to move and the blood may carry tension.
     void startBeat();
-    /// Valve planes for the pose at `cycleFraction`.
+    /// Valve planes and reservoirs for the pose at `cycleFraction`; counts the blood
+    /// of a chamber whose valves change.
     void updateValves(double cycleFraction);
-    /// Samples the LV volume rate of wallAt() over the cycle (constructor).
+    /// The plane valve `index` is while it lets blood flow `flow`.
+    sph::BoundaryPlane valvePlane(std::size_t index, ValveFlow flow) const;
+    /// Which chamber each triangle of each phase mesh belongs to (several chambers).
+    void assignChambers();
+    /// Samples each chamber's volume rate of wallAt() over the cycle (constructor).
     void sampleVolumeRates();
+    /// Refuses a chamber that is shut but changes volume (constructor).
+    void refuseSqueezedChambers() const;
+    /// Particles of chamber `chamber` among `positions` (m); `density` (optional) sums
+    /// their densities.
+    std::size_t countChamber(std::size_t chamber, const sph::HostParticles& particles, double* density) const;
+    /// Attributes the change of chamber `chamber`'s blood since its last count to the
+    /// valve that was open (flows: the states until now).
+    void countValveFlow(std::size_t chamber, const std::vector<ValveFlow>& flows);
+    /// A blow-up, said again with what the heart was doing (compression by the wall).
+    [[noreturn]] void explainBlowUp(const sph::SimulationBlowUp& e) const;
     double sampledRate(const std::vector<double>& table, double cycleFraction) const;
 
     const MovingHeartMesh& heart_;
@@ -205,10 +258,21 @@ private:
     /// backward and forward halves so that the wall's velocity is continuous there
     /// (cubic Hermite in time, see wallAt()).
     std::vector<std::vector<sph::Vec3>> phaseTangent_;
-    std::vector<double> lvRateMlPerS_; // over the cycle, smoothed
-    double peakLvRateMlPerS_ = 0.0;
-    std::optional<std::size_t> mitralPlane_, aorticPlane_;
-    Valves valves_;
+    struct ValveSlot {
+        std::size_t chamber = 0;
+        const Valve* valve = nullptr;
+        std::size_t plane = 0;
+        std::optional<std::size_t> emitter; // its reservoir's emitter in the beat
+    };
+    std::vector<ValveSlot> valveSlots_;               // every valve, chamber by chamber
+    std::vector<std::vector<double>> rateMlPerS_;     // per chamber, over the cycle, smoothed
+    std::vector<double> peakRateMlPerS_;              // per chamber
+    std::vector<std::vector<std::uint16_t>> triangleChamber_; // per phase, per triangle (several chambers)
+    std::vector<ValveFlow> valves_;                   // current states
+    std::vector<ValveVolumes> valveVolumes_;
+    std::vector<std::size_t> chamberCount_;           // particles at the last count, per chamber
+    std::vector<std::vector<EndDiastole>> endDiastoles_;
+    std::int64_t beatsCounted_ = 0;                   // whole beats whose end-diastole is recorded
     bool suction_ = false; // the blood may carry tension now
     double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
     int posesPerCycle_ = 1;
@@ -221,9 +285,9 @@ private:
     std::vector<sph::Vec3> velocityMm_, velocityM_;
 };
 
-/// Volume (ml) of the part of a closed heart mesh on the ventricle's side of both
-/// valve planes (behind the mitral and before the aortic disc): the LV of a mesh that
-/// also holds atrium and aorta. Without valves, the whole enclosed volume.
+/// Volume (ml) of the part of a closed heart mesh on the first chamber's side of its
+/// valves (behind the mitral and before the aortic disc): the LV of a mesh that also
+/// holds atrium and aorta. Without valves, the whole enclosed volume.
 double ventricleVolumeMl(const sph::TriangleMesh& meshMm, const HeartAnatomy& anatomy);
 
 } // namespace atrium::heart

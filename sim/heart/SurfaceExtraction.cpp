@@ -833,6 +833,20 @@ std::size_t capHoles(sph::TriangleMesh& mesh, double maxHoleDiameter) {
     return loops.size();
 }
 
+std::vector<std::vector<std::uint32_t>> boundaryLoops(const sph::TriangleMesh& mesh) {
+    const std::vector<Edge> edges = boundaryEdges(mesh);
+    const std::vector<BoundaryLoop> loops = findBoundaryLoops(edges, mesh.vertices.size());
+    std::vector<std::vector<std::uint32_t>> out;
+    for (std::size_t i = 0; i < loops.size(); ++i) {
+        if (!loops[i].simple)
+            throw std::runtime_error("the boundary of " + describeHole(mesh, loops[i], i, loops.size()) +
+                                     " is not a simple loop (vertex " + std::to_string(loops[i].badVertex) +
+                                     " is shared by two holes or the winding around it is inconsistent)");
+        out.push_back(loops[i].vertices);
+    }
+    return out;
+}
+
 sph::TriangleMesh extractSurface(vtkImageData* volume, const ExtractionSettings& settings, ExtractionReport* report,
                                  std::function<void(double)> progress) {
     // ---- validation

@@ -12,7 +12,9 @@
 #include "sim/sph/TriangleMesh.h"
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
+#include <vector>
 
 class vtkImageData;
 
@@ -122,5 +124,10 @@ std::size_t removeNoise(sph::TriangleMesh& mesh, double boxSize, std::size_t* st
 /// duplicate an existing edge). Throws std::invalid_argument when maxHoleDiameter is not
 /// positive.
 std::size_t capHoles(sph::TriangleMesh& mesh, double maxHoleDiameter);
+
+/// The holes of an open mesh: each boundary loop's vertices, in the direction the
+/// mesh's triangles run its edges (empty for a closed mesh). Throws std::runtime_error
+/// naming the hole when the boundary is not a set of simple loops (as capHoles).
+std::vector<std::vector<std::uint32_t>> boundaryLoops(const sph::TriangleMesh& mesh);
 
 } // namespace atrium::heart
