@@ -66,6 +66,16 @@ std::filesystem::path ParticleSnapshotWriter::write(const sph::HostParticles& pa
 }
 
 std::filesystem::path ParticleSnapshotWriter::writeWall(const sph::TriangleMesh& wall, std::uint64_t step, double time) {
+    return writeSurface(wall, "wall", step, time, wallsWritten_, "wall.pvd");
+}
+
+std::filesystem::path ParticleSnapshotWriter::writeShell(const sph::TriangleMesh& shell, std::uint64_t step, double time) {
+    return writeSurface(shell, "shell", step, time, shellsWritten_, "shell.pvd");
+}
+
+std::filesystem::path ParticleSnapshotWriter::writeSurface(const sph::TriangleMesh& wall, const char* prefix,
+                                                           std::uint64_t step, double time, Collection& collection,
+                                                           const char* collectionName) {
     vtkNew<vtkPoints> points;
     points->SetDataTypeToFloat();
     points->SetNumberOfPoints(vtkIdType(wall.vertices.size()));
@@ -80,7 +90,7 @@ std::filesystem::path ParticleSnapshotWriter::writeWall(const sph::TriangleMesh&
     vtkNew<vtkPolyData> poly;
     poly->SetPoints(points);
     poly->SetPolys(triangles);
-    return writePolyData(poly.GetPointer(), "wall", step, time, wallsWritten_, "wall.pvd");
+    return writePolyData(poly.GetPointer(), prefix, step, time, collection, collectionName);
 }
 
 std::filesystem::path ParticleSnapshotWriter::writePolyData(vtkPolyData* polyData, const char* prefix, std::uint64_t step,

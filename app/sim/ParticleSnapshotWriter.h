@@ -1,7 +1,8 @@
 #pragma once
 // Writes particle snapshots as VTK XML PolyData (.vtp, one vertex per particle with
 // velocity, speed, density and pressure arrays) and a ParaView collection (.pvd) that
-// lists them with their simulated times; likewise the moving wall's mesh, if any.
+// lists them with their simulated times; likewise the moving wall's mesh, if any, and a
+// display-only shell.
 
 #include "sim/sph/Backend.h"
 #include "sim/sph/TriangleMesh.h"
@@ -22,6 +23,9 @@ public:
     std::filesystem::path write(const sph::HostParticles& particles, std::uint64_t step, double time);
     /// Writes wall_<step>.vtp (the triangles, metres) and rewrites wall.pvd.
     std::filesystem::path writeWall(const sph::TriangleMesh& wall, std::uint64_t step, double time);
+    /// Writes shell_<step>.vtp (a display-only surface such as the epicardium, metres)
+    /// and rewrites shell.pvd.
+    std::filesystem::path writeShell(const sph::TriangleMesh& shell, std::uint64_t step, double time);
 
 private:
     using Collection = std::vector<std::pair<double, std::string>>;
@@ -29,7 +33,10 @@ private:
                                         Collection& collection, const char* collectionName);
 
     std::filesystem::path directory_;
-    Collection written_, wallsWritten_;
+    std::filesystem::path writeSurface(const sph::TriangleMesh& surface, const char* prefix, std::uint64_t step,
+                                       double time, Collection& collection, const char* collectionName);
+
+    Collection written_, wallsWritten_, shellsWritten_;
 };
 
 } // namespace atrium::app

@@ -582,7 +582,7 @@ Chamber valveOpenings(std::vector<sph::TriangleMesh>& phases, bool fixedTopology
         const bool twoWay = valve.role == ValveRole::TwoWay;
         if (valve.role != ValveRole::Outflow)
             valve.reservoir = ValveDisc{v.base + v.axis * float((twoWay ? 0.4 : 0.55) * v.length), v.axis * -1.f,
-                                        0.7 * v.radius};
+                                        0.85 * v.radius};
         if (valve.role != ValveRole::Inflow) {
             valve.outlet = v.base + v.axis * float(v.length);
             valve.outletRadiusMm = (twoWay ? 0.35 : 0.45) * v.length;

@@ -57,9 +57,9 @@ struct HeartSimulationSettings {
     /// heart, where the left ventricle's pressure falls a few mmHg below the atrium's.
     /// 1 kPa (7.5 mmHg) bounds the jets this drives to ~sqrt(2 p / rho) = 1.4 m/s;
     /// without a bound the tension built up while both valves are shut threw 9 m/s
-    /// jets when the mitral valve opened. It applies while an inflow valve is open
-    /// (diastole) from the beat's start on, not while the seeded blood relaxes nor while
-    /// the ventricle contracts: tension kept through systole let the heart-failure
+    /// jets when the mitral valve opened. It applies from the beat's start on (and while
+    /// a seeded fill is topped up), not while the seeded blood relaxes nor while a
+    /// chamber contracts (its volume falls faster than isovolumicFraction of its peak): tension kept through systole let the heart-failure
     /// preset's apex blood be squeezed to 1.3 rho0 and thrown at 20 m/s at 15k
     /// particles (a blow-up 0.08 s into the beat); with it off in systole the fastest
     /// blood of its first beat is 3.2 m/s. 0: pressures clamped at 0 - nothing pulls

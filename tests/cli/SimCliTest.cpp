@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <filesystem>
+#include <functional>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
@@ -163,6 +164,9 @@ TEST(SimCli, HeartCutsVolumesAtTheIsovalueGivenOrSuggested) {
     heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
     p.voxelSizeMm = 2.0;
     p.phases = 4;
+    // A closed blood pool that changes volume is refused (it has no way out): at an EF
+    // of 0.08 the pool (ventricle, atrium and aorta) changes by under 5 %.
+    p.ejectionFraction = 0.08;
     heart::writeVolumeSeries(heart::HeartPhantom(p).generate(), (dir / "heart_%02d.vti").string());
     const std::string pattern = (dir / "heart_%02d.vti").string();
     const Result suggested = run(heartCommand, {"--volumes", pattern, "--beats", "0.005", "--particles", "1000", "--json"});
@@ -181,22 +185,112 @@ TEST(SimCli, HeartCutsVolumesAtTheIsovalueGivenOrSuggested) {
     fs::remove_all(cache);
 }
 
-TEST(SimCli, HeartSaysWhenItCappedOpenMeshes) {
-    // A ventricle mesh series open where the valves were (here: a sphere with the fan
-    // of one vertex removed, in two phases) is closed by capping, and the run says so.
+/// A ventricle-like series: a sphere of radius `radius(k)` per phase with holes cut
+/// around the points `holes` (direction from the centre, radius of the hole in mm).
+void writeSphereSeries(const fs::path& dir, const std::string& stem, int phases, const std::function<float(int)>& radius,
+                       const std::vector<std::pair<atrium::sph::Vec3, float>>& holes, atrium::sph::Vec3 centre = {}) {
+    for (int k = 0; k < phases; ++k) {
+        const float r = radius(k);
+        atrium::sph::TriangleMesh m = atrium::sph::TriangleMesh::icosphere(centre, r, 3);
+        std::erase_if(m.triangles, [&](const auto& t) {
+            for (const auto& [direction, size] : holes) {
+                // The same triangles in every phase: judged on the unit sphere.
+                const atrium::sph::Vec3 mid = (m.vertices[t[0]] + m.vertices[t[1]] + m.vertices[t[2]]) * (1.f / 3.f) - centre;
+                if (length(normalized(mid) - normalized(direction)) * 30.f < size) return true;
+            }
+            return false;
+        });
+        char name[64];
+        std::snprintf(name, sizeof name, "_%02d.vtp", k);
+        heart::writeMesh(m, dir / (stem + name));
+    }
+}
+
+TEST(SimCli, HeartMakesTheOpeningsOfAMeshSeriesValves) {
+    // One opening alone: a two-way valve to a reservoir. The run says what each opening
+    // became, and the JSON reports the chamber.
     const fs::path dir = tempDir("heart-open"), cache = tempDir("heart-open-cache");
     ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
     fs::create_directories(dir);
-    for (int k = 0; k < 2; ++k) {
-        atrium::sph::TriangleMesh m = atrium::sph::TriangleMesh::icosphere({0.f, 0.f, 0.f}, 30.f - 3.f * float(k), 3);
-        std::erase_if(m.triangles, [](const auto& t) { return t[0] == 0 || t[1] == 0 || t[2] == 0; });
-        heart::writeMesh(m, dir / ("open_" + std::to_string(k) + ".vtp"));
-    }
-    const Result r = run(heartCommand, {"--meshes", (dir / "open_%d.vtp").string(), "--beats", "0.005", "--particles",
+    writeSphereSeries(dir, "lv", 4, [](int k) { return 30.f - 3.f * float(k % 3); }, {{{0.f, 0.f, 1.f}, 8.f}});
+    const Result r = run(heartCommand, {"--meshes", (dir / "lv_%02d.vtp").string(), "--beats", "0.005", "--particles",
                                         "1000", "--json"});
     ASSERT_EQ(r.code, 0) << r.err;
-    EXPECT_EQ(nlohmann::json::parse(r.out)["holes_capped"].get<int>(), 2) << "one hole per phase";
-    EXPECT_NE(r.err.find("2 holes capped"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("two-way valve"), std::string::npos) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["chambers"].size(), 1u);
+    const auto& lv = j["chambers"][0];
+    EXPECT_EQ(lv["name"], "lv");
+    ASSERT_EQ(lv["valves"].size(), 1u);
+    EXPECT_EQ(lv["valves"][0]["role"], "two-way");
+    EXPECT_EQ(lv["volume_ml"].size(), 4u);
+    EXPECT_GT(lv["ejection_fraction"].get<double>(), 0.2);
+    EXPECT_TRUE(j.contains("lv_volume_ml")) << "a chamber named lv is the LV";
+    EXPECT_EQ(j["holes_capped"].get<int>(), 0) << "the opening became a valve, not a cap";
+    // A still (single-file) mesh keeps its hole capped, as before valves.
+    const Result still = run(heartCommand, {"--meshes", (dir / "lv_00.vtp").string(), "--beats", "0.005",
+                                            "--particles", "1000", "--json"});
+    ASSERT_EQ(still.code, 0) << still.err;
+    EXPECT_EQ(nlohmann::json::parse(still.out)["holes_capped"].get<int>(), 1);
+    EXPECT_NE(still.err.find("1 holes capped"), std::string::npos) << still.err;
+    fs::remove_all(dir);
+    fs::remove_all(cache);
+}
+
+TEST(SimCli, HeartReportsEachChamberOfSeveralSeries) {
+    // Two ventricles side by side, each its own series with two openings: the larger the
+    // inflow by rule; the second's roles swapped with --valves and named with --chamber.
+    const fs::path dir = tempDir("heart-two"), cache = tempDir("heart-two-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    fs::create_directories(dir);
+    const auto radius = [](int k) { return 28.f - 4.f * float(k % 3); };
+    const std::vector<std::pair<atrium::sph::Vec3, float>> holes = {{{0.5f, 0.f, 1.f}, 9.f}, {{-0.5f, 0.f, 1.f}, 6.f}};
+    writeSphereSeries(dir, "left", 4, radius, holes);
+    writeSphereSeries(dir, "right", 4, radius, holes, {80.f, 0.f, 0.f});
+    const Result r = run(heartCommand, {"--meshes", (dir / "left_%02d.vtp").string(), "--meshes",
+                                        (dir / "right_%02d.vtp").string(), "--chamber", "RV", "--valves",
+                                        "outflow,inflow", "--beats", "0.005", "--particles", "1500", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["chambers"].size(), 2u);
+    EXPECT_EQ(j["chambers"][0]["name"], "left");
+    EXPECT_EQ(j["chambers"][1]["name"], "RV");
+    EXPECT_EQ(j["chambers"][0]["valves"][0]["role"], "inflow") << "the larger opening";
+    EXPECT_EQ(j["chambers"][1]["valves"][0]["role"], "outflow") << "--valves: the larger is the outflow";
+    for (const auto& c : j["chambers"]) {
+        EXPECT_GT(c["stroke_volume_ml"].get<double>(), 20.0);
+        EXPECT_TRUE(c.contains("end_diastole"));
+        EXPECT_TRUE(c["valves"][0].contains("out_ml_per_beat"));
+    }
+    EXPECT_TRUE(j.contains("lv_volume_ml")) << "'left' names the LV";
+    // A repeated option is never silently ignored; --chamber belongs after its --meshes.
+    EXPECT_EQ(run(heartCommand, {"--beats", "1", "--beats", "2"}).code, 1);
+    EXPECT_EQ(run(heartCommand, {"--chamber", "LV", "--meshes", (dir / "left_%02d.vtp").string()}).code, 1);
+    EXPECT_EQ(run(heartCommand, {"--meshes", (dir / "left_%02d.vtp").string(), "--chamber", "A", "--chamber", "B"}).code, 1);
+    // A folder holding several series is refused, naming them.
+    const Result folder = run(heartCommand, {"--meshes", dir.string(), "--beats", "0.005"});
+    EXPECT_EQ(folder.code, 2);
+    EXPECT_NE(folder.err.find("left (4 files)"), std::string::npos) << folder.err;
+    EXPECT_NE(folder.err.find("right (4 files)"), std::string::npos) << folder.err;
+    fs::remove_all(dir);
+    fs::remove_all(cache);
+}
+
+TEST(SimCli, HeartRefusesAClosedSeriesThatSqueezes) {
+    // A closed chamber whose volume falls by 27 % would squeeze its blood to 1.4 rho0:
+    // refused before the first step, saying why; without an opening there is nothing
+    // to fill through either.
+    const fs::path dir = tempDir("heart-closed"), cache = tempDir("heart-closed-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    fs::create_directories(dir);
+    writeSphereSeries(dir, "lv", 2, [](int k) { return 30.f - 3.f * float(k); }, {});
+    const Result r = run(heartCommand, {"--meshes", (dir / "lv_%02d.vtp").string(), "--beats", "0.005", "--json"});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("is closed"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("Refused before the first step"), std::string::npos) << r.err;
+    const Result fill = run(heartCommand, {"--meshes", (dir / "lv_%02d.vtp").string(), "--fill", "emitter"});
+    EXPECT_EQ(fill.code, 2);
+    EXPECT_NE(fill.err.find("has no opening"), std::string::npos) << fill.err;
     fs::remove_all(dir);
     fs::remove_all(cache);
 }
