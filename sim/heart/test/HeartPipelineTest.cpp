@@ -645,10 +645,21 @@ TEST(MeshSeries, OpenMeshIsCappedAndReported) {
     EXPECT_EQ(heart::inconsistentlyOrientedEdgeCount(capped), 0u);
     EXPECT_NEAR(capped.enclosedVolume(), closed.enclosedVolume(), 0.01 * closed.enclosedVolume());
 
+    // A series of several phases: its opening becomes a valve (ChamberOpenings.h), with
+    // the tube behind it closing the mesh; with that off, each phase's hole is capped.
     PipelineReport r;
     const MovingHeartMesh m = heart::loadHeart(HeartSource::fromMeshes(dir / "open_%d.vtp"), uncachedSettings(), &r);
-    EXPECT_EQ(r.holesCapped, 2u) << "one hole per phase";
+    EXPECT_EQ(r.holesCapped, 0u);
+    ASSERT_EQ(r.anatomy.chambers.size(), 1u);
+    ASSERT_EQ(r.anatomy.chambers[0].valves.size(), 1u);
+    EXPECT_EQ(r.anatomy.chambers[0].valves[0].role, heart::ValveRole::TwoWay) << "the only opening";
     for (int k = 0; k < 2; ++k) EXPECT_TRUE(heart::boundaryEdges(m.phaseMesh(k)).empty());
+    PipelineSettings capping = uncachedSettings();
+    capping.openingsBecomeValves = false;
+    const MovingHeartMesh c = heart::loadHeart(HeartSource::fromMeshes(dir / "open_%d.vtp"), capping, &r);
+    EXPECT_EQ(r.holesCapped, 2u) << "one hole per phase";
+    EXPECT_TRUE(r.anatomy.chambers[0].valves.empty());
+    for (int k = 0; k < 2; ++k) EXPECT_TRUE(heart::boundaryEdges(c.phaseMesh(k)).empty());
 
     // Capping off: kept open and said so.
     heart::MeshCleaning noCap;

@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <iostream>
 
 using namespace atrium;
@@ -143,5 +144,56 @@ TEST(OpenSeriesPump, ABlowUpFromWallCompressionSaysSo) {
         EXPECT_NE(what.find("while the wall compressed it"), std::string::npos) << what;
         EXPECT_NE(what.find("cannot relieve"), std::string::npos) << what;
         std::cout << "[ message  ] " << what << "\n";
+    }
+}
+
+TEST(OpenSeriesPump, ASidecarOverridesTheRolesAndTheCacheKeepsThem) {
+    const test::TempDir dir, cache;
+    writeMeshSeries(cutOut(), dir / "lv_%02d.vtk");
+    const HeartPhantom phantom(cutOutParameters());
+    const sph::Vec3 m = phantom.mitralValve(0.0).center, a = phantom.aorticValve(0.0).center;
+    {
+        std::ofstream sidecar(dir / "lv.valves.json");
+        sidecar << "{\"chamber\": \"LV\", \"openings\": [{\"near\": [" << m.x << ", " << m.y << ", " << m.z
+                << "], \"role\": \"outflow\", \"name\": \"swapped mitral\"}, {\"number\": 2, \"role\": \"inflow\"}]}";
+    }
+    PipelineSettings settings = pipelineSettings();
+    settings.cacheDirectory = cache.path();
+    PipelineReport first, second;
+    loadHeart(HeartSource::fromMeshes(dir / "lv_%02d.vtk"), settings, &first);
+    loadHeart(HeartSource::fromMeshes(dir / "lv_%02d.vtk"), settings, &second);
+    EXPECT_FALSE(first.fromCache);
+    EXPECT_TRUE(second.fromCache);
+    for (const PipelineReport* r : {&first, &second}) {
+        ASSERT_EQ(r->anatomy.chambers.size(), 1u);
+        const Chamber& lv = r->anatomy.chambers[0];
+        EXPECT_EQ(lv.name, "LV") << "the sidecar's name";
+        ASSERT_EQ(lv.valves.size(), 2u);
+        EXPECT_EQ(lv.valves[0].name, "swapped mitral");
+        EXPECT_EQ(lv.valves[0].role, ValveRole::Outflow);
+        EXPECT_EQ(lv.valves[1].role, ValveRole::Inflow);
+        EXPECT_LT(length(lv.openings[1].center - a), 3.f);
+        EXPECT_NE(lv.openings[0].why.find("lv.valves.json"), std::string::npos) << lv.openings[0].why;
+        EXPECT_EQ(lv.phaseVolumeMl.size(), 10u);
+    }
+    EXPECT_EQ(anatomyToJson(first.anatomy), anatomyToJson(second.anatomy));
+    // Options override the sidecar; a bad sidecar names its file and field.
+    ChamberSeries optioned{dir / "lv_%02d.vtk", "left", openingRulesFromRoles("two-way,wall", "--valves")};
+    PipelineReport third;
+    loadHeart(HeartSource::fromChambers({optioned}), pipelineSettings(), &third);
+    ASSERT_EQ(third.anatomy.chambers[0].valves.size(), 1u);
+    EXPECT_EQ(third.anatomy.chambers[0].valves[0].role, ValveRole::TwoWay);
+    EXPECT_FALSE(third.anatomy.chambers[0].openings[1].role.has_value()) << "capped as a wall";
+    EXPECT_EQ(third.anatomy.chambers[0].name, "left");
+    {
+        std::ofstream sidecar(dir / "lv.valves.json");
+        sidecar << "{\"openings\": [{\"number\": 1, \"role\": \"sideways\"}]}";
+    }
+    try {
+        loadHeart(HeartSource::fromMeshes(dir / "lv_%02d.vtk"), pipelineSettings());
+        FAIL() << "a bad role must be refused";
+    } catch (const MeshError& e) {
+        EXPECT_NE(std::string(e.what()).find("lv.valves.json"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("openings[0].role"), std::string::npos) << e.what();
     }
 }
