@@ -84,7 +84,7 @@ int main(int argc, char** argv) {
     parser.addOptions({
         {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child).", "NAME"},
         {"volumes", "Show the heart of a 4D scan: a folder or printf pattern of volumes, one per phase.", "PATTERN"},
-        {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase.", "PATTERN"},
+        {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase; once per chamber.", "PATTERN"},
         {"isovalue", "With --volumes: the blood/wall isovalue (default: suggested by the intensity histogram).", "V"},
         {"particles", "Blood particle budget (default 15000).", "N"},
         {"backend", "Simulation backend: cpu or cuda.", "NAME"},
@@ -130,7 +130,12 @@ int main(int argc, char** argv) {
         }
         if (parser.isSet("volumes"))
             options.source = heart::HeartSource::fromVolumes(parser.value("volumes").toStdString(), isovalue);
-        if (parser.isSet("meshes")) options.source = heart::HeartSource::fromMeshes(parser.value("meshes").toStdString());
+        if (parser.isSet("meshes")) {
+            // One series per chamber (LV, RV): --meshes may be given once for each.
+            std::vector<heart::ChamberSeries> chambers;
+            for (const QString& pattern : parser.values("meshes")) chambers.push_back({pattern.toStdString(), {}, {}});
+            options.source = heart::HeartSource::fromChambers(std::move(chambers));
+        }
     } catch (const std::exception& e) {
         fail(e.what());
     }
@@ -292,6 +297,8 @@ int main(int argc, char** argv) {
                                {"width", size.width()},
                                {"height", size.height()},
                                {"particles", view->shownSnapshot()->particles()},
+                               // Blow-ups after which the blood was started again.
+                               {"restarts", view->runner() ? view->runner()->restarts() : 0},
                                {"seconds_to_first_heart", window.secondsToFirstHeart()}};
             if (narrativeShownAt) {
                 const narrative::PlayerFrame f = workspace->playback()->frame();
@@ -322,6 +329,7 @@ int main(int argc, char** argv) {
                                     {"fps_p50", 1000.0 / std::max(percentile(intervals, 0.5), 1e-6)},
                                     {"paint_ms_p50", percentile(paint, 0.5)},
                                     {"sim_steps_per_s", snap->stepsPerSecond},
+                                    {"restarts", view->runner() ? view->runner()->restarts() : 0},
                                     {"software_renderer", view->softwareRenderer()},
                                     {"gl_renderer", view->glRenderer()},
                                     {"backend", snap->backend},

@@ -197,3 +197,27 @@ TEST(OpenSeriesPump, ASidecarOverridesTheRolesAndTheCacheKeepsThem) {
         EXPECT_NE(std::string(e.what()).find("openings[0].role"), std::string::npos) << e.what();
     }
 }
+
+TEST(OpenSeriesPump, TheSharedCardioMeshVentricleContractedToSixtyPercentPumps) {
+    // The real left ventricle in ../shared (CardioMesh, MIT) is one closed phase. Opened
+    // at its base (a larger and a smaller opening) and contracted per phase to an EF of
+    // 0.6 with its base ring still, it is a fitted series with fixed topology.
+    const std::filesystem::path file =
+        std::filesystem::path(ATRIUM_SHARED_DIR) / "data/heart/LV_4396_vertices_with_aha_segments.vtk";
+    if (!std::filesystem::exists(file)) GTEST_SKIP() << "needs the shared heart data: " << file << " is missing";
+    const test::ContractedVentricle lv = test::contractVentricle(readMesh(file), 20, 0.6);
+    const test::TempDir dir;
+    writeMeshSeries(lv.phases, dir / "lv_%02d.vtk");
+    PipelineReport report;
+    const MovingHeartMesh heart = loadHeart(HeartSource::fromMeshes(dir / "lv_%02d.vtk"), pipelineSettings(), &report);
+    EXPECT_TRUE(report.fixedTopology);
+    ASSERT_EQ(report.anatomy.chambers.size(), 1u);
+    const Chamber& chamber = report.anatomy.chambers[0];
+    ASSERT_EQ(chamber.valves.size(), 2u);
+    EXPECT_EQ(chamber.valves[0].role, ValveRole::Inflow);
+    EXPECT_EQ(chamber.valves[1].role, ValveRole::Outflow);
+    const double edv = *std::max_element(chamber.phaseVolumeMl.begin(), chamber.phaseVolumeMl.end());
+    const double esv = *std::min_element(chamber.phaseVolumeMl.begin(), chamber.phaseVolumeMl.end());
+    EXPECT_NEAR((edv - esv) / edv, 0.6, 0.01);
+    expectPumps(pump(heart, report.anatomy, 0.8, 2.6, 3));
+}
