@@ -36,7 +36,11 @@ QString sourceLabel(const heart::HeartSource& s) {
     switch (s.kind) {
     case heart::HeartSource::Kind::Phantom: return QString::fromStdString("phantom " + s.phantomPreset);
     case heart::HeartSource::Kind::Volumes: return QString::fromStdString("volumes " + s.pattern);
-    case heart::HeartSource::Kind::Meshes: return QString::fromStdString("meshes " + s.pattern);
+    case heart::HeartSource::Kind::Meshes: {
+        std::string patterns;
+        for (const heart::ChamberSeries& c : s.chambers) patterns += (patterns.empty() ? "" : ", ") + c.pattern;
+        return QString::fromStdString("meshes " + patterns);
+    }
     }
     return {};
 }

@@ -117,7 +117,12 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                 const float iso = settings.value("heart/isovalue").toFloat(&hasIso);
                 source = heart::HeartSource::fromVolumes(value.toStdString(), hasIso ? std::optional<float>(iso) : std::nullopt);
             }
-            else if (kind == "meshes") source = heart::HeartSource::fromMeshes(value.toStdString());
+            else if (kind == "meshes") {
+                std::vector<heart::ChamberSeries> chambers; // one pattern a line, one per chamber
+                for (const QString& pattern : value.split('\n', Qt::SkipEmptyParts))
+                    chambers.push_back({pattern.toStdString(), {}, {}});
+                source = heart::HeartSource::fromChambers(std::move(chambers));
+            }
         } catch (const std::exception&) {
             source = heart::HeartSource::fromPreset("adult"); // a stale setting is no reason to fail
         }
@@ -243,8 +248,16 @@ void MainWindow::chooseSeries(bool volumes) {
             isovalue = v;
         }
     }
-    loadHeart(volumes ? heart::HeartSource::fromVolumes(dir.toStdString(), isovalue, cycleSeconds_)
-                      : heart::HeartSource::fromMeshes(dir.toStdString(), cycleSeconds_));
+    if (volumes) {
+        loadHeart(heart::HeartSource::fromVolumes(dir.toStdString(), isovalue, cycleSeconds_));
+        return;
+    }
+    // A folder of several series (lv_*.vtk, rv_*.vtk): one chamber each.
+    try {
+        loadHeart(heart::HeartSource::fromChambers(heart::chambersInDirectory(dir.toStdString()), cycleSeconds_));
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, "Mesh series", QString::fromStdString(e.what()));
+    }
 }
 
 void MainWindow::saveScreenshot() {
@@ -373,8 +386,12 @@ void MainWindow::writeSettings() const {
     }
     const char* kinds[] = {"phantom", "volumes", "meshes"};
     s.setValue("heart/kind", kinds[int(source_.kind)]);
-    s.setValue("heart/value", QString::fromStdString(source_.kind == heart::HeartSource::Kind::Phantom ? source_.phantomPreset
-                                                                                                        : source_.pattern));
+    std::string value = source_.kind == heart::HeartSource::Kind::Phantom ? source_.phantomPreset : source_.pattern;
+    if (source_.kind == heart::HeartSource::Kind::Meshes) {
+        value.clear();
+        for (const heart::ChamberSeries& c : source_.chambers) value += c.pattern + "\n";
+    }
+    s.setValue("heart/value", QString::fromStdString(value));
     if (source_.isovalue) s.setValue("heart/isovalue", double(*source_.isovalue));
     else s.remove("heart/isovalue");
 }

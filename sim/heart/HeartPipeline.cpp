@@ -570,6 +570,27 @@ fs::path defaultCacheDirectory() {
     return {};
 }
 
+std::vector<ChamberSeries> chambersInDirectory(const std::string& directory) {
+    std::map<std::string, std::vector<fs::path>> byStem;
+    for (const fs::path& f : resolveMeshFrames(directory)) byStem[seriesStem(f.string())].push_back(f);
+    if (byStem.size() < 2) return {ChamberSeries{directory, {}, {}}};
+    std::vector<ChamberSeries> chambers;
+    for (const auto& [stem, files] : byStem) {
+        // The frame number: the digits that end the first file's stem.
+        const std::string first = files.front().stem().string();
+        std::size_t digits = 0;
+        while (digits < first.size() && std::isdigit(static_cast<unsigned char>(first[first.size() - 1 - digits])) != 0)
+            ++digits;
+        if (digits == 0) throw MeshError(files.front(), "holds no frame number; cannot tell the series " + stem + " apart");
+        const std::string pattern = (files.front().parent_path() / (first.substr(0, first.size() - digits) + "%0" +
+                                                                    std::to_string(digits) + "d" +
+                                                                    files.front().extension().string()))
+                                        .string();
+        chambers.push_back({pattern, stem, {}});
+    }
+    return chambers;
+}
+
 double enclosedVolumeMl(const sph::TriangleMesh& mesh) { return mesh.enclosedVolume() / 1000.0; }
 
 fs::path heartCacheFile(const HeartSource& source, const PipelineSettings& settings) {

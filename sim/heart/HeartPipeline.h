@@ -166,6 +166,14 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
 /// Resolves the source's files (throws like loadHeart when they are missing).
 std::filesystem::path heartCacheFile(const HeartSource& source, const PipelineSettings& settings);
 
+/// The series in a directory of mesh files, one chamber per name stem ("lv_00.vtk ...
+/// rv_00.vtk ..." -> the chambers lv and rv with the patterns DIR/lv_%02d.vtk and
+/// DIR/rv_%02d.vtk), for a directory that holds several (which loadHeart refuses as one
+/// series). A directory of one series gives one chamber with the directory as pattern.
+/// Throws MeshError naming the directory when a stem's files do not number as a
+/// printf pattern can name them.
+std::vector<ChamberSeries> chambersInDirectory(const std::string& directory);
+
 /// Signed enclosed volume of a closed mesh in mm, as millilitres.
 double enclosedVolumeMl(const sph::TriangleMesh& mesh);
 

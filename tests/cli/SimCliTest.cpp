@@ -2,6 +2,7 @@
 #include "app/sim/SimCommands.h"
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPhantom.h"
+#include "sim/heart/HeartPipeline.h"
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
 
@@ -272,6 +273,11 @@ TEST(SimCli, HeartReportsEachChamberOfSeveralSeries) {
     EXPECT_EQ(folder.code, 2);
     EXPECT_NE(folder.err.find("left (4 files)"), std::string::npos) << folder.err;
     EXPECT_NE(folder.err.find("right (4 files)"), std::string::npos) << folder.err;
+    // ... which the viewer's mesh dialog splits into chambers by stem instead.
+    const std::vector<heart::ChamberSeries> split = heart::chambersInDirectory(dir.string());
+    ASSERT_EQ(split.size(), 2u);
+    EXPECT_EQ(split[0].name, "left");
+    EXPECT_EQ(split[1].pattern, (dir / "right_%02d.vtp").string());
     fs::remove_all(dir);
     fs::remove_all(cache);
 }
@@ -354,6 +360,7 @@ TEST(SimCli, HeartBakesABeatTheViewerCanPlay) {
     heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
     p.voxelSizeMm = 2.0;
     p.phases = 4;
+    p.ejectionFraction = 0.08; // a closed pool that changes by more than 5 % is refused
     heart::writeVolumeSeries(heart::HeartPhantom(p).generate(), (dir / "heart_%02d.vti").string());
     const std::string pattern = (dir / "heart_%02d.vti").string(), file = (dir / "beat.atriumflow").string();
     const Result r = run(heartCommand, {"--volumes", pattern, "--particles", "600", "--bake", file, "--settle-beats",
