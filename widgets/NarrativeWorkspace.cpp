@@ -346,7 +346,7 @@ void NarrativeWorkspace::updateStatus() {
     if (!n) return bar_->setStatus("No narrative: File > New narratives, or open one");
     if (n->nodes.empty()) return bar_->setStatus("Empty: place the camera and press + to add a node");
     if (overlays_->editing())
-        return bar_->setStatus(QString("Editing the overlays of node %1: drag to move, the corner to resize, Del deletes")
+        return bar_->setStatus(QString("Editing the overlays of node %1: drag to move, a corner to resize, Del deletes")
                                    .arg(editingNode_ + 1));
     if (!playback_->active()) return bar_->setStatus(QString("%1 nodes: P plays").arg(n->nodes.size()));
     const narrative::PlayerFrame f = playback_->frame();

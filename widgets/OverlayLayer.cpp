@@ -144,7 +144,7 @@ void OverlayLayer::paintEvent(QPaintEvent*) {
             p.setPen(QPen(QColor(90, 170, 255), 2));
             p.setBrush(Qt::NoBrush);
             p.drawRect(*r);
-            p.fillRect(handle(*r), QColor(90, 170, 255));
+            for (Corner c : {TopLeft, TopRight, BottomLeft, BottomRight}) p.fillRect(handle(*r, c), QColor(90, 170, 255));
         }
     }
     if (picking()) {
@@ -161,8 +161,10 @@ std::optional<QRectF> OverlayLayer::rectOf(std::size_t k) const {
                                     item.kind == OverlayKind::Label3D ? labelPoint(k, QSizeF(size())) : std::nullopt);
 }
 
-QRectF OverlayLayer::handle(const QRectF& r) const {
-    return {r.right() - kHandlePx, r.bottom() - kHandlePx, 2 * kHandlePx, 2 * kHandlePx};
+QRectF OverlayLayer::handle(const QRectF& r, Corner corner) {
+    const QPointF at(corner == TopLeft || corner == BottomLeft ? r.left() : r.right(),
+                     corner == TopLeft || corner == TopRight ? r.top() : r.bottom());
+    return {at.x() - kHandlePx, at.y() - kHandlePx, 2 * kHandlePx, 2 * kHandlePx};
 }
 
 std::optional<std::size_t> OverlayLayer::itemAt(QPointF p) const {
@@ -186,12 +188,15 @@ void OverlayLayer::mousePressEvent(QMouseEvent* e) {
         return;
     }
     if (selected_) {
-        if (const auto r = rectOf(*selected_); r && handle(*r).contains(p)) {
-            drag_ = Drag::Resize;
-            dragStart_ = p;
-            dragFrom_ = items_[*selected_].rect;
-            return;
-        }
+        if (const auto r = rectOf(*selected_))
+            for (Corner c : {TopLeft, TopRight, BottomLeft, BottomRight})
+                if (handle(*r, c).contains(p)) {
+                    drag_ = Drag::Resize;
+                    dragCorner_ = c;
+                    dragStart_ = p;
+                    dragFrom_ = items_[*selected_].rect;
+                    return;
+                }
     }
     select(itemAt(p));
     if (selected_) {
@@ -210,8 +215,14 @@ void OverlayLayer::mouseMoveEvent(QMouseEvent* e) {
         r.x = std::clamp(dragFrom_.x + dx, -2.0, 2.0);
         r.y = std::clamp(dragFrom_.y + dy, -2.0, 2.0);
     } else {
-        r.width = std::clamp(dragFrom_.width + dx, 0.02, 1.0);
-        r.height = std::clamp(dragFrom_.height + dy, 0.02, 1.0);
+        // The dragged corner follows the pointer; the opposite one stays.
+        constexpr double kMin = 0.02;
+        const bool left = dragCorner_ == TopLeft || dragCorner_ == BottomLeft;
+        const bool top = dragCorner_ == TopLeft || dragCorner_ == TopRight;
+        r.width = std::clamp(dragFrom_.width + (left ? -dx : dx), kMin, 1.0);
+        r.height = std::clamp(dragFrom_.height + (top ? -dy : dy), kMin, 1.0);
+        if (left) r.x = dragFrom_.x + dragFrom_.width - r.width;
+        if (top) r.y = dragFrom_.y + dragFrom_.height - r.height;
     }
     update();
 }

@@ -77,11 +77,13 @@ protected:
 
 private:
     enum class Drag { None, Move, Resize };
+    /// Corners of a rectangle, for its resize handles.
+    enum Corner { TopLeft, TopRight, BottomLeft, BottomRight };
     void setKey(const QString& key);
     void followWall();
     std::optional<QRectF> rectOf(std::size_t item) const;
     std::optional<std::size_t> itemAt(QPointF p) const;
-    QRectF handle(const QRectF& r) const; // the resize handle (bottom-right corner)
+    static QRectF handle(const QRectF& r, Corner corner); // a resize handle
     OverlayPainter::Sources sources(QSizeF size) const;
 
     SceneView* view_;
@@ -94,6 +96,7 @@ private:
     bool editing_ = false;
     std::optional<std::size_t> selected_;
     Drag drag_ = Drag::None;
+    Corner dragCorner_ = BottomRight;
     QPointF dragStart_;
     narrative::ScreenRect dragFrom_;
     std::function<void(narrative::Vec3)> pickCallback_;

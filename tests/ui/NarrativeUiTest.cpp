@@ -415,12 +415,18 @@ TEST(Narratives, TheOverlayEditorMovesResizesAndDeletesWithUndo) {
     EXPECT_NEAR(rect().width, moved.width + 32 / size.width(), 1e-9);
     EXPECT_NEAR(rect().height, moved.height + 18 / size.height(), 1e-9);
     EXPECT_EQ(rect().x, moved.x);
+    // And its top-left handle by (-20, -10) px: the bottom-right corner stays.
+    const narrative::ScreenRect sized = rect();
+    drag(layer, QPointF(sized.x * size.width() + 2, sized.y * size.height() + 2), {-20, -10});
+    EXPECT_NEAR(rect().x, sized.x - 20 / size.width(), 1e-9);
+    EXPECT_NEAR(rect().x + rect().width, sized.x + sized.width, 1e-9);
+    EXPECT_NEAR(rect().y + rect().height, sized.y + sized.height, 1e-9);
     // Delete the selected item with Del.
     layer->setFocus();
     QTest::keyClick(layer, Qt::Key_Delete);
     EXPECT_EQ(editor->current()->nodes[0].overlays.size(), count - 1);
-    // Undo all three: the node's overlays are back as they were, and so is the layer.
-    for (int k = 0; k < 3; ++k) editor->undoStack()->undo();
+    // Undo all four: the node's overlays are back as they were, and so is the layer.
+    for (int k = 0; k < 4; ++k) editor->undoStack()->undo();
     ASSERT_EQ(editor->current()->nodes[0].overlays.size(), count);
     EXPECT_EQ(rect(), before);
     EXPECT_EQ(layer->items(), editor->current()->nodes[0].overlays);
