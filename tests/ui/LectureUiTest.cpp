@@ -21,6 +21,7 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QElapsedTimer>
+#include <QMediaPlayer>
 #include <QMouseEvent>
 #include <QTemporaryDir>
 #include <QTest>
@@ -177,6 +178,14 @@ TEST(LectureUi, AResourceBecomesActiveWhenTheCameraFliesIntoItsSphere) {
     ui->resourceViewer()->closePanel();
     EXPECT_FALSE(ui->resourceViewer()->isVisible());
 
+    // A sound plays in place (Qt Multimedia): the synthetic heart sounds, 4 beats at 72 bpm.
+    ui->openResource("heart-sounds");
+    EXPECT_EQ(ui->resourceViewer()->shownId(), "heart-sounds");
+    EXPECT_TRUE(waitFor([&] { return ui->resourceViewer()->player()->duration() > 0; }, 15))
+        << ui->resourceViewer()->player()->errorString().toStdString();
+    EXPECT_NEAR(double(ui->resourceViewer()->player()->duration()), 4 * 60000.0 / 72.0, 50.0);
+    ui->resourceViewer()->closePanel();
+
     // The text of the left atrium opens by itself when the camera enters its sphere.
     const auto* atrium = ui->lecture()->manifest().findResource("left-atrium");
     ASSERT_NE(atrium, nullptr);
@@ -326,6 +335,7 @@ TEST(LectureUi, TheEditorPlacesAResourceFromTheViewWithItsGizmo) {
 int main(int argc, char** argv) {
     ::testing::InitGoogleTest(&argc, argv);
     if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
+    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
     QApplication app(argc, argv);
     QApplication::setOrganizationName("AtriumTest");
     QApplication::setApplicationName("AtriumLectureUiTest");
