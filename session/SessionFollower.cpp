@@ -65,6 +65,14 @@ void SessionFollower::handle(Message m, double now) {
         if (!following_) queue(msg::Status{false});
         return;
     }
+    if (auto* error = std::get_if<msg::Error>(&m)) {
+        if (options_.log) options_.log("the server refused a message: " + error->reason);
+        return;
+    }
+    if (auto* bye = std::get_if<msg::Bye>(&m)) {
+        farewell_ = bye->reason;
+        return;
+    }
     if (!joined_) return drop(std::string(typeName(m)) + " before welcome");
     if (auto* pong = std::get_if<msg::Pong>(&m)) {
         clock_.addExchange(pong->t0, pong->ts, now);
@@ -96,14 +104,6 @@ void SessionFollower::handle(Message m, double now) {
     }
     if (auto* roster = std::get_if<msg::Roster>(&m)) {
         roster_ = roster->members;
-        return;
-    }
-    if (auto* error = std::get_if<msg::Error>(&m)) {
-        if (options_.log) options_.log("the server refused a message: " + error->reason);
-        return;
-    }
-    if (auto* bye = std::get_if<msg::Bye>(&m)) {
-        farewell_ = bye->reason;
         return;
     }
     if (isDrive(m)) {

@@ -42,8 +42,12 @@ void SessionHub::received(int connection, std::string_view text, double now) {
     if (c.closing) return; // told to go: nothing more is read from it
     ++counters_.received;
     lastNow_ = std::max(lastNow_, now);
+    const MessageLimits& limits = drives(c.role) ? kDriverMessageLimits : kStudentMessageLimits;
+    if (text.size() > limits.maxBytes) // named before the rate, which it would also exceed
+        return refuse(connection, c, "message of " + std::to_string(text.size()) + " bytes exceeds the limit of " +
+                                          std::to_string(limits.maxBytes), now);
     if (!c.guard.admit(text.size(), now)) return refuse(connection, c, "over the rate limit", now);
-    ParseResult parsed = parseMessage(text, drives(c.role) ? kDriverMessageLimits : kStudentMessageLimits);
+    ParseResult parsed = parseMessage(text, limits);
     if (!parsed) return refuse(connection, c, parsed.error, now);
     handle(connection, c, std::move(*parsed.message), now);
 }

@@ -1,0 +1,69 @@
+#include "app/transport/LwsSupport.h"
+
+#include <libwebsockets.h>
+
+#include <charconv>
+#include <cstdio>
+#include <mutex>
+#include <vector>
+
+namespace atrium::transport {
+
+bool writeText(lws* wsi, std::string_view text) {
+    thread_local std::vector<unsigned char> buffer;
+    buffer.resize(LWS_PRE + text.size());
+    std::copy(text.begin(), text.end(), buffer.begin() + LWS_PRE);
+    return lws_write(wsi, buffer.data() + LWS_PRE, text.size(), LWS_WRITE_TEXT) >= int(text.size());
+}
+
+void routeLwsLog() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        lws_set_log_level(LLL_ERR | LLL_WARN, [](int level, const char* line) {
+            std::fprintf(stderr, "libwebsockets %s: %s", level == LLL_ERR ? "error" : "warning", line);
+        });
+    });
+}
+
+std::optional<Url> parseUrl(std::string_view text, std::string* error) {
+    auto fail = [&](const std::string& why) -> std::optional<Url> {
+        if (error) *error = why;
+        return std::nullopt;
+    };
+    Url url;
+    std::string_view rest;
+    int defaultPort = 0;
+    for (auto [scheme, secure, port] : {std::tuple{"ws://", false, 80}, std::tuple{"wss://", true, 443},
+                                        std::tuple{"http://", false, 80}, std::tuple{"https://", true, 443}}) {
+        if (text.rfind(scheme, 0) == 0) {
+            rest = text.substr(std::string_view(scheme).size());
+            url.secure = secure;
+            defaultPort = port;
+        }
+    }
+    if (defaultPort == 0) return fail("\"" + std::string(text) + "\" is not a ws:// or wss:// URL");
+    const std::size_t slash = rest.find('/');
+    std::string_view authority = rest.substr(0, slash);
+    if (slash != std::string_view::npos) url.path = std::string(rest.substr(slash));
+    std::string_view portText;
+    if (!authority.empty() && authority.front() == '[') { // [IPv6]:port
+        const std::size_t close = authority.find(']');
+        if (close == std::string_view::npos) return fail("unclosed [ in \"" + std::string(text) + "\"");
+        url.host = std::string(authority.substr(1, close - 1));
+        if (close + 1 < authority.size() && authority[close + 1] == ':') portText = authority.substr(close + 2);
+    } else {
+        const std::size_t colon = authority.rfind(':');
+        url.host = std::string(authority.substr(0, colon));
+        if (colon != std::string_view::npos) portText = authority.substr(colon + 1);
+    }
+    if (url.host.empty()) return fail("no host in \"" + std::string(text) + "\"");
+    url.port = defaultPort;
+    if (!portText.empty()) {
+        const auto [end, ec] = std::from_chars(portText.data(), portText.data() + portText.size(), url.port);
+        if (ec != std::errc() || end != portText.data() + portText.size() || url.port < 1 || url.port > 65535)
+            return fail("bad port in \"" + std::string(text) + "\"");
+    }
+    return url;
+}
+
+} // namespace atrium::transport

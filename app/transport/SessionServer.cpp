@@ -1,0 +1,338 @@
+#include "app/transport/SessionServer.h"
+
+#include "app/transport/LwsSupport.h"
+#include "session/ContentIdentity.h"
+
+#include <libwebsockets.h>
+
+#include <ifaddrs.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
+#include <chrono>
+#include <deque>
+#include <map>
+
+namespace atrium::transport {
+
+using namespace atrium::session;
+
+struct SessionServer::Impl : HubOutput {
+    struct Connection {
+        lws* wsi = nullptr;
+        std::deque<std::shared_ptr<const std::string>> queue;
+        std::string rx;
+        bool closing = false, wantWrite = false;
+        std::string reason;
+    };
+
+    mutable std::mutex mutex;
+    std::unique_ptr<SessionHub> hub;
+    std::map<int, Connection> connections;
+    int nextId = 1;
+    lws_context* context = nullptr;
+    std::thread thread;
+    std::thread::id serviceThread;
+    std::atomic<bool> stopping{false};
+    bool wake = false;
+    std::unique_ptr<RecordingWriter> recorder;
+    std::function<void()> notify;
+    std::function<void(const std::string&)> log;
+    SessionClock clock;
+    std::string packagePath, packageUrl;
+
+    // ---- HubOutput: called with `mutex` held, on any thread ----
+    void send(int id, std::shared_ptr<const std::string> text) override {
+        const auto it = connections.find(id);
+        if (it == connections.end() || it->second.closing) return;
+        if (it->second.queue.size() >= kMaxQueued) {
+            it->second.queue.clear();
+            close(id, "too slow to follow: reconnect for a fresh snapshot");
+            return;
+        }
+        it->second.queue.push_back(std::move(text));
+        requestWrite(it->second);
+    }
+    void close(int id, const std::string& reason) override {
+        const auto it = connections.find(id);
+        if (it == connections.end() || it->second.closing) return;
+        it->second.closing = true;
+        it->second.reason = reason;
+        requestWrite(it->second);
+    }
+    void requestWrite(Connection& c) {
+        if (std::this_thread::get_id() == serviceThread) {
+            lws_callback_on_writable(c.wsi);
+        } else {
+            c.wantWrite = true;
+            wake = true;
+        }
+    }
+    /// After a call from another thread: wakes the service loop to ask for writes.
+    void wakeIfNeeded() {
+        if (wake && context) lws_cancel_service(context);
+        wake = false;
+    }
+
+    void say(const std::string& line) {
+        if (log) log(line);
+    }
+
+    static int callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len);
+};
+
+namespace {
+lws_protocols kProtocols[] = {
+    {"atrium-session", &SessionServer::Impl::callback, sizeof(int), 64 * 1024, 0, nullptr, 0},
+    {nullptr, nullptr, 0, 0, 0, nullptr, 0},
+};
+// Ping a connection idle for 5 s; hang up on one silent for 20 s (a vanished student).
+const lws_retry_bo_t kIdlePolicy = {nullptr, 0, 0, 5, 20, 0};
+} // namespace
+
+int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len) {
+    lws_context* context = lws_get_context(wsi);
+    auto* self = context ? static_cast<Impl*>(lws_context_user(context)) : nullptr;
+    if (!self) return lws_callback_http_dummy(wsi, reason, user, in, len);
+    int* id = static_cast<int*>(user);
+    switch (reason) {
+    case LWS_CALLBACK_ESTABLISHED: {
+        std::lock_guard lock(self->mutex);
+        *id = self->nextId++;
+        self->connections[*id].wsi = wsi;
+        self->hub->opened(*id, self->clock.now());
+        return 0;
+    }
+    case LWS_CALLBACK_RECEIVE: {
+        std::lock_guard lock(self->mutex);
+        const auto it = self->connections.find(*id);
+        if (it == self->connections.end()) return -1;
+        Connection& c = it->second;
+        // Keep at most one byte past the largest message any role may send: the hub
+        // refuses it by its size, and nothing larger is ever held.
+        const std::size_t cap = kDriverMessageLimits.maxBytes + 1;
+        if (c.rx.size() < cap) c.rx.append(static_cast<const char*>(in), std::min(len, cap - c.rx.size()));
+        if (!lws_is_final_fragment(wsi) || lws_remaining_packet_payload(wsi) != 0) return 0;
+        const std::string text = std::move(c.rx);
+        c.rx.clear();
+        self->hub->received(*id, text, self->clock.now());
+        return 0;
+    }
+    case LWS_CALLBACK_SERVER_WRITEABLE: {
+        std::lock_guard lock(self->mutex);
+        const auto it = self->connections.find(*id);
+        if (it == self->connections.end()) return -1;
+        Connection& c = it->second;
+        if (!c.queue.empty()) {
+            const auto text = std::move(c.queue.front());
+            c.queue.pop_front();
+            if (!writeText(wsi, *text)) return -1;
+            if (!c.queue.empty() || c.closing) lws_callback_on_writable(wsi);
+            return 0;
+        }
+        if (c.closing) {
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_NORMAL, reinterpret_cast<unsigned char*>(c.reason.data()),
+                             std::min<std::size_t>(c.reason.size(), 120));
+            return -1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_CLOSED: {
+        std::lock_guard lock(self->mutex);
+        if (self->connections.erase(*id)) self->hub->closed(*id);
+        return 0;
+    }
+    case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {
+        std::lock_guard lock(self->mutex);
+        for (auto& [cid, c] : self->connections)
+            if (c.wantWrite) {
+                c.wantWrite = false;
+                lws_callback_on_writable(c.wsi);
+            }
+        return 0;
+    }
+    case LWS_CALLBACK_HTTP: {
+        const std::string path = in ? static_cast<const char*>(in) : "";
+        if (!self->packageUrl.empty() && path == self->packageUrl) {
+            const int n = lws_serve_http_file(wsi, self->packagePath.c_str(), "application/octet-stream", nullptr, 0);
+            if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi))) return -1;
+            return 0;
+        }
+        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, nullptr);
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    }
+    case LWS_CALLBACK_HTTP_FILE_COMPLETION:
+        return lws_http_transaction_completed(wsi) ? -1 : 0;
+    default:
+        break;
+    }
+    return lws_callback_http_dummy(wsi, reason, user, in, len);
+}
+
+SessionServer::SessionServer(ServerOptions options) : options_(std::move(options)), impl_(std::make_unique<Impl>()) {
+    initialiseSodium();
+    routeLwsLog();
+    code_ = options_.code.empty() ? makeJoinCode() : options_.code;
+    secret_ = options_.lecturerSecret.empty() ? makeLecturerSecret() : options_.lecturerSecret;
+    if (options_.package) {
+        try {
+            content_ = contentIdOf(*options_.package);
+        } catch (const std::exception& e) {
+            throw TransportError(e.what());
+        }
+        impl_->packagePath = options_.package->string();
+        impl_->packageUrl = "/package/" + content_->hash;
+    }
+    impl_->log = options_.log;
+    HubOptions hub;
+    hub.code = code_;
+    hub.lecturer = std::make_shared<const LecturerKey>(LecturerKey::fromSecret(secret_));
+    hub.content = content_;
+    hub.log = [impl = impl_.get()](const std::string& line) {
+        impl->say(line);
+        if (impl->notify) impl->notify();
+    };
+    impl_->hub = std::make_unique<SessionHub>(std::move(hub), *impl_);
+    sessionId_ = impl_->hub->sessionId();
+    impl_->hub->setRosterChanged([impl = impl_.get()] {
+        if (impl->notify) impl->notify();
+    });
+    impl_->hub->setBroadcastTap([impl = impl_.get()](double now, const std::string& text) {
+        if (!impl->recorder) return;
+        try {
+            impl->recorder->append(now, text);
+        } catch (const std::exception& e) {
+            impl->say(std::string("recording stopped: ") + e.what());
+            impl->recorder.reset();
+        }
+    });
+
+    lws_context_creation_info info{};
+    info.port = options_.port;
+    info.iface = options_.interface.empty() ? nullptr : options_.interface.c_str();
+    info.protocols = kProtocols;
+    info.user = impl_.get();
+    info.vhost_name = "atrium";
+    info.retry_and_idle_policy = &kIdlePolicy;
+    info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
+    const std::string cert = options_.tls ? options_.tls->certificate.string() : "";
+    const std::string key = options_.tls ? options_.tls->privateKey.string() : "";
+    if (options_.tls) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = cert.c_str();
+        info.ssl_private_key_filepath = key.c_str();
+    }
+    impl_->context = lws_create_context(&info);
+    if (!impl_->context)
+        throw TransportError("cannot serve the session on port " + std::to_string(options_.port) +
+                             (options_.tls ? " with the certificate " + cert : std::string()) +
+                             " (is the port in use?)");
+    lws_vhost* vhost = lws_get_vhost_by_name(impl_->context, "atrium");
+    port_ = vhost ? lws_get_vhost_listen_port(vhost) : options_.port;
+    Impl* impl = impl_.get();
+    std::lock_guard lock(impl->mutex); // the thread waits until it knows its own id
+    impl_->thread = std::thread([impl] {
+        { std::lock_guard wait(impl->mutex); }
+        while (!impl->stopping.load())
+            if (lws_service(impl->context, 0) < 0) break;
+    });
+    impl_->serviceThread = impl_->thread.get_id();
+}
+
+SessionServer::~SessionServer() {
+    {
+        std::lock_guard lock(impl_->mutex);
+        impl_->hub->shutdown("session over");
+        impl_->wakeIfNeeded();
+        if (impl_->recorder) {
+            try {
+                impl_->recorder->finish();
+            } catch (const std::exception& e) {
+                impl_->say(std::string("recording not saved: ") + e.what());
+            }
+        }
+    }
+    // Give the byes a moment to leave.
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (std::chrono::steady_clock::now() < deadline) {
+        {
+            std::lock_guard lock(impl_->mutex);
+            if (impl_->connections.empty()) break;
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    impl_->stopping = true;
+    lws_cancel_service(impl_->context);
+    impl_->thread.join();
+    lws_context_destroy(impl_->context);
+}
+
+std::string SessionServer::url(const std::string& host) const {
+    const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    return std::string(secure() ? "wss://" : "ws://") + h + ":" + std::to_string(port_);
+}
+
+double SessionServer::now() const { return impl_->clock.now(); }
+
+bool SessionServer::drive(Message message) {
+    std::lock_guard lock(impl_->mutex);
+    const bool ok = impl_->hub->drive(std::move(message), impl_->clock.now());
+    impl_->wakeIfNeeded();
+    return ok;
+}
+
+SessionState SessionServer::state() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->hub->state();
+}
+
+std::vector<Member> SessionServer::roster() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->hub->roster();
+}
+
+SessionHub::Counters SessionServer::counters() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->hub->counters();
+}
+
+void SessionServer::startRecording(const std::filesystem::path& file) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->recorder = std::make_unique<RecordingWriter>(file, sessionId_, impl_->hub->snapshot(), impl_->clock.now());
+}
+
+std::uint64_t SessionServer::stopRecording() {
+    std::lock_guard lock(impl_->mutex);
+    if (!impl_->recorder) return 0;
+    auto recorder = std::move(impl_->recorder);
+    recorder->finish();
+    return recorder->messages();
+}
+
+bool SessionServer::recording() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->recorder != nullptr;
+}
+
+void SessionServer::setNotify(std::function<void()> notify) {
+    std::lock_guard lock(impl_->mutex);
+    impl_->notify = std::move(notify);
+}
+
+std::vector<std::string> localAddresses() {
+    std::vector<std::string> out;
+    ifaddrs* list = nullptr;
+    if (getifaddrs(&list) == 0) {
+        for (ifaddrs* a = list; a; a = a->ifa_next) {
+            if (!a->ifa_addr || a->ifa_addr->sa_family != AF_INET) continue;
+            char text[INET_ADDRSTRLEN] = {};
+            inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(a->ifa_addr)->sin_addr, text, sizeof text);
+            if (std::string(text).rfind("127.", 0) != 0) out.emplace_back(text);
+        }
+        freeifaddrs(list);
+    }
+    out.emplace_back("127.0.0.1");
+    return out;
+}
+
+} // namespace atrium::transport
