@@ -20,7 +20,11 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
+#include <QDragEnterEvent>
+#include <QDropEvent>
 #include <QElapsedTimer>
+#include <QMimeData>
+#include <QUrl>
 #include <QMediaPlayer>
 #include <QMouseEvent>
 #include <QTemporaryDir>
@@ -330,6 +334,40 @@ TEST(LectureUi, TheEditorPlacesAResourceFromTheViewWithItsGizmo) {
     EXPECT_FALSE(dialog->isVisible());
     editor->undoStack()->undo();
     EXPECT_EQ(ui->lecture()->manifest().resources.size(), count);
+}
+
+TEST(LectureUi, ExpiredContentIsRefusedAndADroppedLectureOpens) {
+    QTemporaryDir dir;
+    const QString expired = dir.filePath("expired.atrium");
+    {
+        auto p = package::ContentPackage::open(kLecture.toStdString());
+        ASSERT_TRUE(p.unlock("atrium-demo"));
+        narrative::Restrictions r = p.manifest().restrictions;
+        r.expires = narrative::parseDate("2020-12-31");
+        ASSERT_TRUE(p.setRestrictions(r));
+        p.save(expired.toStdString());
+    }
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.persistSettings = false;
+    options.headless = true;
+    MainWindow w(options);
+    w.show();
+    QString error;
+    EXPECT_FALSE(w.lectureUi()->openNow(expired, &error));
+    EXPECT_TRUE(error.contains("expired after 2020-12-31")) << error.toStdString();
+    EXPECT_EQ(w.lectureUi()->lecture(), nullptr);
+
+    // Dropping a lecture on the window opens it (on a worker thread).
+    QMimeData mime;
+    mime.setUrls({QUrl::fromLocalFile(kLecture)});
+    QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &enter);
+    EXPECT_TRUE(enter.isAccepted());
+    QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+    QApplication::sendEvent(&w, &drop);
+    ASSERT_TRUE(waitFor([&] { return w.lectureUi()->lecture() != nullptr; }, 60));
+    EXPECT_EQ(w.lectureUi()->lecture()->title(), "The left heart");
 }
 
 int main(int argc, char** argv) {
