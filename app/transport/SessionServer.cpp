@@ -9,6 +9,9 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 
+#include <pthread.h>
+#include <time.h>
+
 #include <chrono>
 #include <deque>
 #include <map>
@@ -294,6 +297,13 @@ std::vector<Member> SessionServer::roster() const {
 SessionHub::Counters SessionServer::counters() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->hub->counters();
+}
+
+double SessionServer::serviceCpuSeconds() const {
+    clockid_t id;
+    timespec ts{};
+    if (pthread_getcpuclockid(impl_->thread.native_handle(), &id) != 0 || clock_gettime(id, &ts) != 0) return 0.0;
+    return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
 void SessionServer::startRecording(const std::filesystem::path& file) {

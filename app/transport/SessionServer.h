@@ -83,6 +83,8 @@ public:
     session::SessionState state() const;
     std::vector<session::Member> roster() const;
     session::SessionHub::Counters counters() const;
+    /// CPU seconds the service thread has used (what serving costs, for measurements).
+    double serviceCpuSeconds() const;
 
     /// Records every message sent to all, from the current state on, into `file` (in
     /// place when stopped). Throws std::runtime_error naming the file.
