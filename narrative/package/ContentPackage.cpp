@@ -97,15 +97,26 @@ void ContentPackage::load(const ProgressCallback& progress) {
             if (e.name == PackageSignature::kEntry) continue;
             if (!signedEntries.count(e.name)) tampered(name + ": entry '" + e.name + "'", "it was added after signing");
         }
-        std::uint64_t done = 0;
+        // Hashing is the long part: progress (and a chance to cancel) every 4 MiB.
+        std::uint64_t done = 0, reported = 0;
+        auto report = [&] {
+            if (progress && !progress(done, total))
+                throw PackageError(PackageError::Kind::Cancelled, name + ": opening was cancelled");
+            reported = done;
+        };
         for (const auto& s : signature.entries) {
             const ArchiveEntry* e = a.find(s.name);
             const std::string where = name + ": entry '" + s.name + "'";
             if (!e) tampered(where, "it was removed after signing");
-            if (e->size != s.size || a.hash(s.name) != s.hash) tampered(where, "its contents changed after signing");
-            done += s.size;
-            if (progress && !progress(done, total))
-                throw PackageError(PackageError::Kind::Cancelled, name + ": opening was cancelled");
+            if (e->size != s.size) tampered(where, "its contents changed after signing");
+            Blake2b hash;
+            a.stream(s.name, [&](const char* p, std::size_t n) {
+                hash.update(p, n);
+                done += n;
+                if (done - reported >= (4u << 20)) report();
+            });
+            if (hash.finish() != s.hash) tampered(where, "its contents changed after signing");
+            report();
         }
         signer_ = signature.publicKey;
     }
