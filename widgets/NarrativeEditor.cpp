@@ -1,5 +1,7 @@
 #include "widgets/NarrativeEditor.h"
 
+#include <QDir>
+#include <QFile>
 #include <QFileInfo>
 #include <QUndoCommand>
 #include <QUndoStack>
@@ -82,6 +84,20 @@ void NarrativeEditor::open(const QString& path) {
 }
 
 void NarrativeEditor::save(const QString& path) {
+    // Saved into another folder: the media go along, so that the file opens there.
+    const QString from = mediaFolder(), to = QFileInfo(path).absolutePath();
+    if (!from.isEmpty() && QDir(from) != QDir(to))
+        for (const narrative::Narrative& n : document_.narratives)
+            for (const narrative::Node& node : n.nodes)
+                for (const narrative::OverlayItem& item : node.overlays) {
+                    if (item.media.empty()) continue;
+                    const QString media = QString::fromStdString(item.media);
+                    const QString source = QDir(from).filePath(media), target = QDir(to).filePath(media);
+                    if (QFileInfo::exists(target) || !QFileInfo::exists(source)) continue;
+                    if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !QFile::copy(source, target))
+                        throw narrative::NarrativeDocumentError(path.toStdString() + ": not saved, could not copy its media file " +
+                                                                source.toStdString() + " to " + target.toStdString());
+                }
     narrative::saveNarrativeDocument(document_, path.toStdString());
     path_ = QFileInfo(path).absoluteFilePath();
     undo_->setClean();

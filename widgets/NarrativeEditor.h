@@ -40,8 +40,9 @@ public:
     /// Replaces the document with a file's (no undo history). Throws
     /// narrative::NarrativeDocumentError; the current document is then kept untouched.
     void open(const QString& path);
-    /// Writes the document atomically to `path`, which becomes its file. Throws
-    /// narrative::NarrativeDocumentError; the document stays modified then.
+    /// Writes the document atomically to `path`, which becomes its file; saved into
+    /// another folder, its media files are copied along (under the same relative paths).
+    /// Throws narrative::NarrativeDocumentError; the document stays modified then.
     void save(const QString& path);
 
     // Edits: each pushes one undoable command. Out-of-range indices do nothing.

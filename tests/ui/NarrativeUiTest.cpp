@@ -33,6 +33,7 @@
 #include <memory>
 
 using namespace atrium;
+using atrium::test::activate;
 using atrium::test::waitFor;
 using widgets::MainWindow;
 using widgets::SceneView;
@@ -52,14 +53,6 @@ std::unique_ptr<MainWindow> openViewer() {
     w->show();
     EXPECT_TRUE(waitFor([&] { return w->sceneView()->framesWithBlood() >= 2; }, 240)) << "no blood drawn";
     return w;
-}
-
-/// Makes `w` the active window (shortcuts need one), asking again while the display is busy.
-bool activate(QWidget& w) {
-    return waitFor([&] {
-        w.activateWindow();
-        return QApplication::activeWindow() == &w;
-    }, 30);
 }
 
 void expectPose(const narrative::CameraPose& a, const narrative::CameraPose& b, double tolerance) {
@@ -257,6 +250,21 @@ TEST(Narratives, AFailedOpenKeepsTheDocument) {
     EXPECT_TRUE(error.contains("/narratives/0/transitions/0/duration: expected number, got string")) << error.toStdString();
     EXPECT_TRUE(ws->editor()->document() == before) << "nothing half-loaded";
     EXPECT_EQ(ws->editor()->filePath().toStdString(), std::filesystem::absolute(kTour).string());
+}
+
+TEST(Narratives, SavingIntoAnotherFolderTakesTheMediaAlong) {
+    auto w = openViewer();
+    widgets::NarrativeWorkspace* ws = w->narratives();
+    QString error;
+    ASSERT_TRUE(ws->openFile(QString::fromStdString(kTour), &error)) << error.toStdString();
+    const auto dir = std::filesystem::temp_directory_path() / "atrium-narrative-save-as";
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const auto file = dir / "copy.narratives.json";
+    ASSERT_TRUE(ws->saveFile(QString::fromStdString(file.string()), &error)) << error.toStdString();
+    EXPECT_TRUE(std::filesystem::exists(dir / "media/lv-volume.svg"));
+    EXPECT_FALSE(ws->editor()->isModified());
+    EXPECT_EQ(narrative::loadNarrativeDocument(file), ws->editor()->document()) << "it opens from its new folder";
 }
 
 TEST(Narratives, ANodesViewStateIsApplied) {

@@ -286,8 +286,7 @@ TEST(Viewer, HelpOverlayTogglesWithF1) {
     QWidget* help = w->findChild<QWidget*>("helpOverlay");
     ASSERT_NE(help, nullptr);
     EXPECT_FALSE(help->isVisible());
-    w->activateWindow();
-    ASSERT_TRUE(QTest::qWaitForWindowActive(w.get()));
+    ASSERT_TRUE(atrium::test::activate(*w));
     QTest::keyClick(w.get(), Qt::Key_F1);
     EXPECT_TRUE(help->isVisible());
     QTest::keyClick(help, Qt::Key_Escape);
@@ -577,8 +576,7 @@ TEST(Viewer, HelpListsEveryShortcutOfTheMenus) {
 TEST(Viewer, TheViewGetsTheKeysBackAfterDialogsAndMenus) {
     auto w = openViewer();
     ASSERT_TRUE(waitForBlood(*w, 1));
-    w->activateWindow();
-    ASSERT_TRUE(QTest::qWaitForWindowActive(w.get()));
+    ASSERT_TRUE(atrium::test::activate(*w));
     SceneView* v = w->sceneView();
     // A dialog (Parameters), closed without a change.
     QTimer::singleShot(300, [] {
