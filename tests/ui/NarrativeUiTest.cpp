@@ -216,8 +216,15 @@ TEST(Narratives, AddThreeNodesReorderUndoAndRedo) {
         return s;
     };
     EXPECT_EQ(titles(), "Node 1;Node 2;Node 3;");
+    // Where a dragged card lands: cards are rows 0, 2, 4, transitions rows 1, 3.
+    widgets::NarrativeTimeline* timeline = ws->bar()->timeline();
+    auto centre = [&](int row) { return timeline->visualItemRect(timeline->item(row)).center(); };
+    EXPECT_EQ(timeline->dropIndex(centre(4) + QPoint(10, 0), 0), 2) << "right half of the last card: to the end";
+    EXPECT_EQ(timeline->dropIndex(centre(3), 0), 1) << "onto the flight between nodes 2 and 3";
+    EXPECT_EQ(timeline->dropIndex(centre(1), 0), 0) << "onto its own next flight: stays";
+    EXPECT_EQ(timeline->dropIndex(centre(0) - QPoint(10, 0), 2), 0) << "left half of the first card";
     // Drag the first card past the last: the timeline reports a move to index 2.
-    Q_EMIT ws->bar()->timeline()->nodeMoved(0, 2);
+    Q_EMIT timeline->nodeMoved(0, 2);
     EXPECT_EQ(titles(), "Node 2;Node 3;Node 1;");
     // Undo with Ctrl+Z, redo with Ctrl+Shift+Z, from the keyboard in the view.
     ASSERT_TRUE(activate(*w)) << "the window never became active: shortcuts would not reach it";
