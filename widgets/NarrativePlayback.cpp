@@ -163,6 +163,7 @@ void NarrativePlayback::show(const narrative::PlayerFrame& f) {
         if (applyView_ && !view.empty()) applyView_(view);
     }
     if (overlays_->editing()) return;
+    overlays_->setMediaTime(player_.time() - f.nodeArrival);
     const QString key = QString("%1/%2/%3").arg(narrativeIndex_).arg(f.cycle).arg(f.node);
     const bool showing = f.stage != PlayerStage::Finished && f.overlayAlpha > 0.0;
     overlays_->showNode(showing ? key : QString(), showing ? node.overlays : std::vector<narrative::OverlayItem>{},

@@ -4,8 +4,9 @@
 // the chosen size and handed to the VideoRecorder, which is never allowed to drop one.
 // The result is the same at any drawing speed; the export runs on the UI thread one
 // frame per event-loop turn, so the window stays responsive and it can be cancelled.
-// Nodes that wait for a key stay for their dwell time, as nobody presses keys in a video.
-// The blood goes on simulating meanwhile: it is the one thing not replayed exactly.
+// Nodes that wait for a key stay for their dwell time, as nobody presses keys in a video;
+// video overlays show their frame of each moment (OverlayLayer::paintOnto). The blood
+// goes on simulating meanwhile: it is the one thing not replayed exactly.
 
 #include <QObject>
 #include <QSize>

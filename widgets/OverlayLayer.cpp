@@ -72,6 +72,8 @@ void OverlayLayer::showNode(const QString& key, const std::vector<OverlayItem>& 
 
 void OverlayLayer::clear() {
     media_.stop();
+    readers_.clear();
+    readerErrors_.clear();
     items_.clear();
     anchors_.clear();
     key_.clear();
@@ -129,10 +131,29 @@ OverlayPainter::Sources OverlayLayer::sources(QSizeF size) const {
     return s;
 }
 
-void OverlayLayer::paintOnto(QImage& image) const {
+void OverlayLayer::paintOnto(QImage& image) {
     if (items_.empty() || alpha_ <= 0.0) return;
+    OverlayPainter::Sources s = sources(QSizeF(image.size()));
+    s.videoFrame = [this](std::size_t k) {
+        const OverlayItem& item = items_[k];
+        auto it = readers_.find(item.media);
+        if (it == readers_.end()) {
+            std::unique_ptr<VideoFrameReader> reader;
+            try {
+                reader = std::make_unique<VideoFrameReader>(painter_.mediaPath(item.media).toStdString());
+            } catch (const std::exception& e) {
+                readerErrors_[item.media] = QString::fromStdString(e.what());
+            }
+            it = readers_.emplace(item.media, std::move(reader)).first;
+        }
+        return it->second ? it->second->frameAt(item.startOffset + mediaTime_, item.loop) : QImage();
+    };
+    s.mediaError = [this](std::size_t k) {
+        const auto it = readerErrors_.find(items_[k].media);
+        return it == readerErrors_.end() ? QString() : it->second;
+    };
     QPainter p(&image);
-    painter_.paint(p, QSizeF(image.size()), items_, alpha_, sources(QSizeF(image.size())), false);
+    painter_.paint(p, QSizeF(image.size()), items_, alpha_, s, false);
 }
 
 void OverlayLayer::paintEvent(QPaintEvent*) {

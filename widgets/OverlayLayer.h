@@ -10,11 +10,14 @@
 #include "narrative/Narrative.h"
 #include "widgets/OverlayMedia.h"
 #include "widgets/OverlayPainter.h"
+#include "widgets/VideoFrameReader.h"
 #include "widgets/WallAnchor.h"
 
 #include <QWidget>
 
 #include <functional>
+#include <map>
+#include <memory>
 #include <optional>
 #include <vector>
 
@@ -54,9 +57,14 @@ public:
     std::optional<QPointF> labelPoint(std::size_t item, QSizeF size) const;
     /// Item k's labelled point on the wall as it is now (mm), or nullopt.
     std::optional<narrative::Vec3> labelAnchor(std::size_t item) const;
+    /// Seconds since the node shown was reached: where its videos are in a still
+    /// (paintOnto), each at its start offset plus this.
+    void setMediaTime(double seconds) { mediaTime_ = seconds; }
     /// Draws what the layer shows onto `image` (a picture of the view from the current
-    /// camera, any size): screenshots and video export.
-    void paintOnto(QImage& image) const;
+    /// camera, any size): screenshots and video export. Videos show the frame of the
+    /// media time exactly, decoded from their files (VideoFrameReader), not whatever the
+    /// live player has reached.
+    void paintOnto(QImage& image);
 
 Q_SIGNALS:
     /// The editor changed the node's overlays (a move, a resize, a deletion): `what`
@@ -100,6 +108,9 @@ private:
     QPointF dragStart_;
     narrative::ScreenRect dragFrom_;
     std::function<void(narrative::Vec3)> pickCallback_;
+    double mediaTime_ = 0.0;
+    std::map<std::string, std::unique_ptr<VideoFrameReader>> readers_; // by media path
+    std::map<std::string, QString> readerErrors_;
 };
 
 } // namespace atrium::widgets

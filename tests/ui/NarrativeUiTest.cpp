@@ -350,8 +350,8 @@ TEST(Narratives, VideoOverlaysPlayThroughQtMultimedia) {
     {
         widgets::VideoRecorder clip((dir / "media/clip.mp4").string(), 64, 48, 10);
         for (int k = 0; k < 20; ++k) {
-            std::vector<std::uint8_t> rgba(64 * 48 * 4, std::uint8_t(10 * k));
-            clip.addFrame(rgba, k / 10.0, false);
+            std::vector<std::uint8_t> rgba(64 * 48 * 4, std::uint8_t(10 * k)); // frame k: grey 10 k
+            clip.addFrame(rgba, (k + 0.5) / 10.0, false);
         }
         clip.finish();
     }
@@ -382,6 +382,14 @@ TEST(Narratives, VideoOverlaysPlayThroughQtMultimedia) {
     EXPECT_FALSE(media.isPlaying(0));
     w->narratives()->playback()->stop();
     EXPECT_EQ(media.players(), 0u);
+    // A still of the narrative (screenshot, export) shows the video's frame of that
+    // moment exactly: 1.05 s after the node was reached, frame 10.
+    w->narratives()->playback()->seek(1.05);
+    QImage still(640, 360, QImage::Format_RGB32);
+    still.fill(Qt::black);
+    w->narratives()->overlays()->paintOnto(still);
+    const QPoint centre(int((video.rect.x + video.rect.width / 2) * 640), int((video.rect.y + video.rect.height / 2) * 360));
+    EXPECT_NEAR(qGray(still.pixel(centre)), 100, 8);
 }
 
 namespace {
