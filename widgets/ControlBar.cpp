@@ -26,7 +26,7 @@ ControlBar::ControlBar(QWidget* parent)
     more_->setFocusPolicy(Qt::NoFocus);
     layout_->addWidget(more_);
     setStyleSheet("QToolButton { color: #f0f0f0; background: rgba(255,255,255,28); border: 1px solid rgba(255,255,255,40);"
-                  " border-radius: 6px; min-width: 40px; min-height: 40px; padding: 1px; font-size: 12px; }"
+                  " border-radius: 6px; min-width: 38px; min-height: 38px; padding: 0px; font-size: 12px; }"
                   "QToolButton:checked { background: rgba(200,60,60,150); }"
                   "QToolButton:hover { background: rgba(255,255,255,60); }"
                   "QToolButton::menu-indicator { image: none; }"

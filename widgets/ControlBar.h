@@ -28,7 +28,7 @@ class ControlBar : public QWidget {
 public:
     static constexpr int kHandleHeight = 8;    ///< px left visible when closed
     static constexpr double kEasingRate = 12;  ///< 1/s: remaining distance shrinks as exp(-rate t)
-    static constexpr int kGap = 12;            ///< px of a separator gap
+    static constexpr int kGap = 10;            ///< px of a separator gap
 
     explicit ControlBar(QWidget* parent);
 

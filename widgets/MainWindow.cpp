@@ -2,6 +2,7 @@
 
 #include "sim/sph/Backend.h"
 #include "widgets/ControlBar.h"
+#include "widgets/FlowBaker.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
 #include "narrative/NarrativeDocument.h"
@@ -49,7 +50,8 @@ namespace {
 MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), view_(new SceneView(this)), bar_(new ControlBar(view_)),
       help_(new HelpOverlay(view_)), loader_(new HeartLoader(this)),
-      lecture_(new LectureUi(this, view_, options.persistSettings, !options.headless)) {
+      lecture_(new LectureUi(this, view_, options.persistSettings, !options.headless)),
+      baker_(new FlowBaker(this)) {
     startMs_ = QDateTime::currentMSecsSinceEpoch();
     setWindowTitle("Atrium");
     setCentralWidget(view_);
@@ -72,18 +74,22 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                             return narrative::toJson(narratives_->editor()->document()).dump(2) + "\n";
                         }});
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
+    connectFlow();
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
     resize(1280, 800);
     readSettings();
     if (options.navigation) choose(modes_, int(*options.navigation));
     if (options.color) choose(colors_, int(*options.color));
     if (options.fluid) choose(fluids_, int(*options.fluid));
+    if (options.realTimeFlow || options.flowFile) realTime_->setChecked(options.flowFile || *options.realTimeFlow);
 
     connect(view_, &SceneView::frameRendered, this, [this] {
         if (secondsToHeart_ == 0.0 && view_->shownSnapshot() && !view_->shownSnapshot()->wallVertexMm.empty())
             secondsToHeart_ = double(QDateTime::currentMSecsSinceEpoch() - startMs_) / 1000.0;
     });
-    view_->setBackgroundStatus([this] { return loader_->statusText(); });
+    view_->setBackgroundStatus([this] {
+        return QStringList{loader_->statusText(), baker_->statusText()}.filter(QRegularExpression(".")).join(" | ");
+    });
     connect(loader_, &HeartLoader::loaded, this,
             [this](const std::shared_ptr<const LoadedHeart>& heart) { showLoadedHeart(*heart); });
     connect(loader_, &HeartLoader::cancelled, this, [this] {
@@ -177,9 +183,8 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
 }
 
 void MainWindow::restartSimulation(const SimulationChoices& c) {
-    if (!heart_) return;
     choices_ = c;
-    view_->setRunner(std::make_shared<SimulationRunner>(heart_, anatomy_, c.runnerSettings(poolMl_), playPause_->isChecked()));
+    startBlood();
 }
 
 void MainWindow::returnFocusToView() {
@@ -364,6 +369,7 @@ void MainWindow::readSettings() {
                                         SimulationChoices::kMinViscosity, SimulationChoices::kMaxViscosity);
     choices_.soundSpeed = number("simulation/soundSpeed", choices_.soundSpeed, SimulationChoices::kMinSoundSpeed,
                                  SimulationChoices::kMaxSoundSpeed);
+    if (!options_.realTimeFlow && s.value("simulation/flow").toString() == "baked") realTime_->setChecked(true);
     if (s.contains("simulation/heartRateFor"))
         savedHeartRate_ = std::pair{s.value("simulation/heartRateFor").toString(),
                                     number("simulation/heartRateBpm", 75.0, SimulationChoices::kMinRate, SimulationChoices::kMaxRate)};
@@ -380,6 +386,7 @@ void MainWindow::writeSettings() const {
     s.setValue("simulation/particleBudget", choices_.particleBudget);
     s.setValue("simulation/viscosityMilliPaS", choices_.viscosityMilliPaS);
     s.setValue("simulation/soundSpeed", choices_.soundSpeed);
+    s.setValue("simulation/flow", realTimeFlow() ? "baked" : "live");
     if (heart_) {
         s.setValue("simulation/heartRateBpm", choices_.heartRateBpm);
         s.setValue("simulation/heartRateFor", sourceLabel(source_));

@@ -6,6 +6,7 @@
 // opacity).
 
 #include "narrative/Narrative.h"
+#include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
 #include "widgets/SceneView.h"
 #include "widgets/SolverPanel.h"
@@ -13,6 +14,7 @@
 #include <QMainWindow>
 #include <QPointer>
 
+#include <filesystem>
 #include <functional>
 #include <memory>
 
@@ -26,6 +28,7 @@ class QSlider;
 namespace atrium::widgets {
 
 class ControlBar;
+class FlowBaker;
 class HeartLoader;
 class NarrativeWorkspace;
 class HelpOverlay;
@@ -46,6 +49,14 @@ struct ViewerOptions {
     std::optional<FluidMode> fluid;
     /// A content package (.atrium) to open: its heart replaces the last one.
     std::optional<QString> lecture;
+    /// Blood from the live simulation (false) or a baked beat in real time (true);
+    /// null: as last time (live the first time).
+    std::optional<bool> realTimeFlow;
+    /// Play this baked beat (atrium-sim heart --bake) instead of baking one; it must
+    /// have been baked from the heart shown.
+    std::optional<std::filesystem::path> flowFile;
+    /// How beats are baked (tests bake small ones).
+    heart::BakeSettings bake;
 };
 
 class MainWindow : public QMainWindow {
@@ -72,6 +83,11 @@ public:
     LectureUi* lectureUi() const { return lecture_; }
     /// Restarts the blood of the current heart with `choices`.
     void restartSimulation(const SimulationChoices& choices);
+    /// Blood from a baked beat played in real time (baked first, with progress, unless
+    /// cached), or from the live simulation.
+    void setRealTimeFlow(bool on);
+    bool realTimeFlow() const;
+    FlowBaker* flowBaker() const { return baker_; }
     const SimulationChoices& simulationChoices() const { return choices_; }
     /// Seconds from construction until the heart was first drawn (0 until then).
     double secondsToFirstHeart() const { return secondsToHeart_; }
@@ -91,6 +107,12 @@ private:
     void buildControlBar();
     void buildNarratives(); // MainWindowNarratives.cpp
     void showLoadedHeart(const LoadedHeart& heart);
+    /// Starts the blood of the current heart as chosen: live, or baked (MainWindowFlow.cpp).
+    void startBlood();
+    void connectFlow();
+    void playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat);
+    /// The key of a bake of the current heart with the current choices.
+    std::string flowKey() const;
     /// After a dialog or menu: the window active again and the view holding the keys.
     void returnFocusToView();
     void saveScreenshot();
@@ -111,6 +133,8 @@ private:
     QSlider* opacity_ = nullptr;
     HeartLoader* loader_;
     LectureUi* lecture_;
+    FlowBaker* baker_;
+    bool bakeAgain_ = false; // the choices changed while a bake ran
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;
@@ -122,6 +146,7 @@ private:
     qint64 startMs_ = 0;
 
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;
+    QAction* realTime_;
     QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
     QMenu* colourMenu_ = nullptr;

@@ -46,16 +46,24 @@ void MainWindow::buildActions() {
     // P plays narratives (docs/narratives.md); the blood pauses with Shift+P.
     playPause_ = makeAction(this, "Pause", QKeySequence(Qt::SHIFT | Qt::Key_P), "Pause or resume the blood", true);
     playPause_->setIcon(toggleIcon("pause", "play"));
+    playPause_->setObjectName("pauseAction");
     connect(playPause_, &QAction::toggled, this, [this](bool paused) {
         playPause_->setText(paused ? "Play" : "Pause");
-        if (auto* r = view_->runner()) r->setPaused(paused);
+        if (auto* r = view_->bloodSource()) r->setPaused(paused);
     });
     step_ = makeAction(this, "Step", Qt::Key_N, "Advance the paused blood by one time step");
     step_->setIcon(icon("step"));
     connect(step_, &QAction::triggered, this, [this] {
         playPause_->setChecked(true);
-        if (auto* r = view_->runner()) r->stepOnce();
+        if (auto* r = view_->bloodSource()) r->stepOnce();
     });
+    realTime_ = makeAction(this, "Real-time flow", Qt::Key_T,
+                           "Play a baked beat of the blood at the true heart rate (baked once, then kept); "
+                           "off: simulate the blood live",
+                           true);
+    realTime_->setObjectName("realTimeFlowAction");
+    realTime_->setIcon(icon("baked"));
+    connect(realTime_, &QAction::toggled, this, &MainWindow::setRealTimeFlow);
     reset_ = makeAction(this, "Reset", Qt::Key_R, "Start the blood again from a filled, still heart");
     reset_->setIcon(icon("reset"));
     connect(reset_, &QAction::triggered, this, [this] { restartSimulation(choices_); });
@@ -179,6 +187,7 @@ void MainWindow::buildMenus() {
     sim->addAction(step_);
     sim->addAction(reset_);
     sim->addSeparator();
+    sim->addAction(realTime_);
     sim->addAction(solverPanel_);
     QMenu* backend = sim->addMenu("Backend");
     auto* backends = new QActionGroup(this);
@@ -244,7 +253,7 @@ void MainWindow::buildMenus() {
 }
 
 void MainWindow::buildControlBar() {
-    for (QAction* a : {playPause_, step_, reset_}) bar_->addAction(a);
+    for (QAction* a : {playPause_, step_, reset_, realTime_}) bar_->addAction(a);
     bar_->addWidget(nullptr);
     for (QAction* a : modes_->actions()) bar_->addAction(a);
     bar_->addAction(home_);

@@ -81,13 +81,13 @@ void MainWindow::applyViewState(const narrative::ViewState& v) {
     // The heart: held at a phase (it beats on until there), held where it is, or beating.
     const bool hold = v.heartRunning ? !*v.heartRunning : v.heartPhase.has_value();
     if (v.heartRunning || v.heartPhase) {
-        if (hold && v.heartPhase && view_->runner()) {
+        if (hold && v.heartPhase && view_->bloodSource()) {
             {
                 const QSignalBlocker block(playPause_);
                 playPause_->setChecked(true);
                 playPause_->setText("Play");
             }
-            view_->runner()->holdAtPhase(*v.heartPhase);
+            view_->bloodSource()->holdAtPhase(*v.heartPhase);
         } else {
             playPause_->setChecked(hold);
         }
@@ -96,8 +96,8 @@ void MainWindow::applyViewState(const narrative::ViewState& v) {
 
 narrative::ViewState MainWindow::currentViewState() const {
     narrative::ViewState v;
-    const SimulationRunner* runner = view_->runner();
-    const bool paused = runner ? runner->paused() : playPause_->isChecked();
+    const BloodSource* blood = view_->bloodSource();
+    const bool paused = blood ? blood->paused() : playPause_->isChecked();
     v.heartRunning = !paused;
     if (paused && view_->shownSnapshot()) v.heartPhase = std::clamp(view_->shownSnapshot()->cyclePhase, 0.0, 0.999);
     v.heartRateBpm = choices_.heartRateBpm;

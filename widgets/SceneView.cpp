@@ -6,6 +6,7 @@
 #include "widgets/HeartWall.h"
 #include "widgets/HudOverlay.h"
 #include "widgets/ResourceGizmo.h"
+#include "widgets/BloodSource.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
 #include "widgets/WallAnchor.h"
@@ -104,24 +105,26 @@ SceneView::~SceneView() {
     doneCurrent();
 }
 
-void SceneView::setRunner(std::shared_ptr<SimulationRunner> runner) {
-    if (runner_ && runner_ != runner) {
+void SceneView::setBloodSource(std::shared_ptr<BloodSource> source) {
+    if (source_ && source_ != source) {
         // Stopping may wait for a step or a stage of the blood's preparation: not here.
-        runner_->requestStop();
-        workerPool().start([old = std::move(runner_)]() mutable { old.reset(); });
+        source_->requestStop();
+        workerPool().start([old = std::move(source_)]() mutable { old.reset(); });
     }
-    runner_ = std::move(runner);
-    if (runner_) {
+    source_ = std::move(source);
+    if (source_) {
         // Spheres of half a spacing touch their neighbours at rest density.
-        const auto spacing = float(runner_->settings().simulation.particleSpacingMm);
+        const auto spacing = float(source_->particleSpacingMm());
         fluid_->setParticleSpacingMm(spacing);
         blood_->setRadiusMm(0.5f * spacing);
     }
     shown_.reset();
     shownPublication_ = 0;
     framesWithBlood_ = 0;
-    if (runner_ && softwareRenderer_) runner_->yieldToDrawing();
+    if (source_ && softwareRenderer_) source_->yieldToDrawing();
 }
+
+SimulationRunner* SceneView::runner() const { return dynamic_cast<SimulationRunner*>(source_.get()); }
 
 void SceneView::frameHeart(const narrative::Vec3& lo, const narrative::Vec3& hi) {
     heartCenter_ = (lo + hi) * 0.5;
@@ -224,7 +227,7 @@ void SceneView::initializeGL() {
     glRenderer_ = renderer ? renderer : "";
     softwareRenderer_ =
         glRenderer_.find("llvmpipe") != std::string::npos || glRenderer_.find("softpipe") != std::string::npos;
-    if (runner_ && softwareRenderer_) runner_->yieldToDrawing();
+    if (source_ && softwareRenderer_) source_->yieldToDrawing();
     window_ = new osgViewer::GraphicsWindowEmbedded(0, 0, width(), height());
     viewer_->getCamera()->setGraphicsContext(window_.get());
     viewer_->getCamera()->setViewport(0, 0, width(), height());
@@ -371,10 +374,12 @@ std::optional<narrative::Vec3> SceneView::pickWall(QPointF position) const {
 }
 
 void SceneView::advanceFrame() {
-    double dt = fixedDt_ ? *fixedDt_ : clock_.restart() / 1000.0;
-    dt = std::clamp(dt, 0.0, 0.1); // a stalled frame must not fling the camera
+    const double elapsed = fixedDt_ ? *fixedDt_ : clock_.restart() / 1000.0;
+    // A stalled frame must not fling the camera; the baked heart keeps true time.
+    const double dt = std::clamp(elapsed, 0.0, 0.1);
     camera_.update(dt);
     Q_EMIT cameraAdvanced(dt);
+    if (source_) source_->advance(elapsed);
     ++ticks_;
     takeSnapshot();
     if (clipping_) updateClipPlane();
@@ -385,20 +390,11 @@ void SceneView::advanceFrame() {
         fpsFrames_ = 0;
         QStringList status;
         if (backgroundStatus_) status << backgroundStatus_();
-        if (!runner_) {
+        if (!source_) {
             if (status.join("").isEmpty()) status << "no heart loaded";
-        } else if (runner_->state() == SimulationRunner::State::Preparing) {
-            status << QString("preparing the blood: %1 %").arg(int(100 * runner_->preparation()));
-        } else if (runner_->state() == SimulationRunner::State::Failed) {
-            status << "stopped: " + QString::fromStdString(runner_->failure()).left(120);
-        } else if (runner_->paused()) {
-            status << "paused";
-        } else if (shown_ && shown_->filling) {
-            status << "filling the heart";
+        } else {
+            status << QString::fromStdString(source_->status());
         }
-        if (runner_ && runner_->restarts() > 0)
-            status << QString("blood restarted after %1 blow-up(s); fewer particles or a lower heart rate are steadier")
-                          .arg(runner_->restarts());
         if (camera_.mode() != narrative::CameraMode::Orbit && !camera_.mouseCaptured()) status << "Space: take the mouse";
         status.removeAll(QString());
         hud_->show(fps_, shown_.get(), status.join(" | "));
@@ -407,9 +403,9 @@ void SceneView::advanceFrame() {
 }
 
 void SceneView::takeSnapshot() {
-    if (!runner_ || runner_->publications() == shownPublication_) return;
-    shownPublication_ = runner_->publications();
-    auto snap = runner_->latest();
+    if (!source_ || source_->publications() == shownPublication_) return;
+    shownPublication_ = source_->publications();
+    auto snap = source_->latest();
     if (!snap || snap == shown_) return;
     // The legend's range eases over wall-clock time; the first snapshot sets it at once.
     const double dt = shown_ ? snapshotClock_.restart() / 1000.0 : 1e3;

@@ -37,6 +37,7 @@ class GraphicsWindowEmbedded;
 
 namespace atrium::widgets {
 
+class BloodSource;
 class BloodSpheres;
 class ColorLegend;
 class FluidSurface;
@@ -60,11 +61,12 @@ public:
     explicit SceneView(QWidget* parent = nullptr);
     ~SceneView() override;
 
-    /// The simulation whose snapshots are drawn (null: none). The runner it replaces is
-    /// stopped and destroyed on a worker thread, so that the window never waits for it.
-    /// Under a software rasteriser the runner's thread yields the cores to drawing
-    /// (SimulationRunner::yieldToDrawing).
-    void setRunner(std::shared_ptr<SimulationRunner> runner);
+    /// Where the drawn blood comes from (null: none): the live simulation or a baked
+    /// beat. The source it replaces is stopped and destroyed on a worker thread, so
+    /// that the window never waits for it. Under a software rasteriser the source
+    /// yields the cores to drawing (BloodSource::yieldToDrawing).
+    void setBloodSource(std::shared_ptr<BloodSource> source);
+    BloodSource* bloodSource() const { return source_.get(); }
     /// Frames a new heart: its bounds (any units and position, e.g. over the whole
     /// cycle) set the home view, the orbit centre, the zoom limits, flight speeds and
     /// the near and far planes; the camera goes home.
@@ -79,7 +81,8 @@ public:
     bool softwareRenderer() const { return softwareRenderer_; }
     /// The OpenGL renderer's name (GL_RENDERER), known once the view is shown.
     const std::string& glRenderer() const { return glRenderer_; }
-    SimulationRunner* runner() const { return runner_.get(); }
+    /// The live simulation, when that is the source (else null).
+    SimulationRunner* runner() const;
 
     /// Switches among uSim, first-person and orbit, keeping the pose.
     void setNavigationMode(narrative::CameraMode mode);
@@ -188,7 +191,7 @@ private:
     std::pair<int, int> pixels(int w, int h) const;
     void updateBloodVisibility();
 
-    std::shared_ptr<SimulationRunner> runner_;
+    std::shared_ptr<BloodSource> source_;
     std::shared_ptr<const BloodSnapshot> shown_;
     std::uint64_t shownPublication_ = 0;
 

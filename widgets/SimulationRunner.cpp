@@ -1,5 +1,7 @@
 #include "widgets/SimulationRunner.h"
 
+#include "sim/heart/BakedBeat.h"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -13,7 +15,52 @@
 namespace atrium::widgets {
 namespace {
 constexpr float kPascalPerMmHg = 133.322f;
+std::atomic<std::uint64_t> wallTopologies{0};
 } // namespace
+
+std::uint64_t nextWallTopology() { return ++wallTopologies; }
+
+void BloodSnapshot::setBlood(const heart::BloodFrame& f) {
+    const std::size_t n = f.particles();
+    positionMm = f.positionMm;
+    speed.resize(n);
+    densityError.resize(n);
+    pressure.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        const float* v = &f.velocity[3 * i];
+        speed[i] = std::sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2]);
+        densityError[i] = 100.f * f.densityError[i];
+        pressure[i] = f.pressure[i] / kPascalPerMmHg;
+    }
+}
+
+void BloodSnapshot::setWall(const sph::TriangleMesh& mesh, float toMm) {
+    wallVertexMm.resize(3 * mesh.vertices.size());
+    for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
+        wallVertexMm[3 * v + 0] = toMm * mesh.vertices[v].x;
+        wallVertexMm[3 * v + 1] = toMm * mesh.vertices[v].y;
+        wallVertexMm[3 * v + 2] = toMm * mesh.vertices[v].z;
+    }
+    wallTriangles.resize(3 * mesh.triangles.size());
+    for (std::size_t t = 0; t < mesh.triangles.size(); ++t)
+        for (int c = 0; c < 3; ++c) wallTriangles[3 * t + std::size_t(c)] = mesh.triangles[t][std::size_t(c)];
+}
+
+std::string SimulationRunner::status() const {
+    std::string s;
+    switch (state_.load()) {
+    case State::Preparing: s = "preparing the blood: " + std::to_string(int(100 * preparation_.load())) + " %"; break;
+    case State::Failed: s = "stopped: " + failure().substr(0, 120); break;
+    case State::Paused: s = "paused"; break;
+    case State::Running:
+        if (const auto snap = latest(); snap && snap->filling) s = "filling the heart";
+        break;
+    }
+    if (const int n = restarts(); n > 0)
+        s += (s.empty() ? "" : " | ") + std::string("blood restarted after ") + std::to_string(n) +
+             " blow-up(s); fewer particles or a lower heart rate are steadier";
+    return s;
+}
 
 SimulationRunner::SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
                                    RunnerSettings settings, bool startPaused)
@@ -174,11 +221,8 @@ std::string SimulationRunner::lastBlowUp() const {
 
 void SimulationRunner::publishWall(const sph::TriangleMesh& meshMm) {
     auto snap = std::make_shared<BloodSnapshot>();
-    snap->wallVertexMm.reserve(3 * meshMm.vertices.size());
-    for (const sph::Vec3& v : meshMm.vertices) snap->wallVertexMm.insert(snap->wallVertexMm.end(), {v.x, v.y, v.z});
-    snap->wallTriangles.reserve(3 * meshMm.triangles.size());
-    for (const auto& t : meshMm.triangles) snap->wallTriangles.insert(snap->wallTriangles.end(), t.begin(), t.end());
-    snap->wallTopology = ++wallTopology_;
+    snap->setWall(meshMm, 1.f);
+    snap->wallTopology = wallTopology_ = nextWallTopology();
     lastWallTriangles_ = snap->wallTriangles;
     snap->heartRateBpm = 60.0 / settings_.cycleSeconds;
     snap->filling = true;
@@ -191,36 +235,12 @@ void SimulationRunner::publishWall(const sph::TriangleMesh& meshMm) {
 
 void SimulationRunner::publish(const heart::HeartSimulation& sim, double stepsPerSecond, double realTimeFactor) {
     const sph::Solver& solver = sim.solver();
-    sph::HostParticles host;
-    solver.read(sph::FieldAll, host);
-
     auto snap = std::make_shared<BloodSnapshot>();
-    const std::size_t n = host.position.size();
-    snap->positionMm.resize(3 * n);
-    snap->speed.resize(n);
-    snap->densityError.resize(n);
-    snap->pressure.resize(n);
-    const float rho0 = solver.restDensity();
-    for (std::size_t i = 0; i < n; ++i) {
-        snap->positionMm[3 * i + 0] = 1000.f * host.position[i].x;
-        snap->positionMm[3 * i + 1] = 1000.f * host.position[i].y;
-        snap->positionMm[3 * i + 2] = 1000.f * host.position[i].z;
-        snap->speed[i] = sph::length(host.velocity[i]);
-        snap->densityError[i] = i < host.density.size() ? 100.f * (host.density[i] / rho0 - 1.f) : 0.f;
-        snap->pressure[i] = i < host.pressure.size() ? host.pressure[i] / kPascalPerMmHg : 0.f;
-    }
+    snap->setBlood(heart::captureFrame(solver));
     if (const sph::TriangleMesh* wall = solver.wallMesh()) {
-        snap->wallVertexMm.resize(3 * wall->vertices.size());
-        for (std::size_t v = 0; v < wall->vertices.size(); ++v) {
-            snap->wallVertexMm[3 * v + 0] = 1000.f * wall->vertices[v].x;
-            snap->wallVertexMm[3 * v + 1] = 1000.f * wall->vertices[v].y;
-            snap->wallVertexMm[3 * v + 2] = 1000.f * wall->vertices[v].z;
-        }
-        snap->wallTriangles.resize(3 * wall->triangles.size());
-        for (std::size_t t = 0; t < wall->triangles.size(); ++t)
-            for (int c = 0; c < 3; ++c) snap->wallTriangles[3 * t + c] = wall->triangles[t][c];
+        snap->setWall(*wall, 1000.f);
         if (snap->wallTriangles != lastWallTriangles_) {
-            ++wallTopology_;
+            wallTopology_ = nextWallTopology();
             lastWallTriangles_ = snap->wallTriangles;
         }
     }

@@ -6,7 +6,7 @@
 // pointer copy, so the renderer keeps drawing its snapshot while the next one fills.
 
 #include "sim/heart/HeartSimulation.h"
-#include "widgets/ColorMap.h"
+#include "widgets/BloodSource.h"
 
 #include <atomic>
 #include <condition_variable>
@@ -20,44 +20,6 @@
 
 namespace atrium::widgets {
 
-/// What the renderer draws for one moment of the simulation. Millimetres throughout
-/// (the heart's frame); the solver's metres are converted when the snapshot is taken.
-struct BloodSnapshot {
-    std::vector<float> positionMm;   ///< xyz per particle
-    std::vector<float> speed;        ///< m/s per particle
-    std::vector<float> densityError; ///< rho/rho0 - 1 per particle, in %
-    std::vector<float> pressure;     ///< mmHg per particle
-    std::vector<float> wallVertexMm; ///< xyz per wall vertex
-    std::vector<std::uint32_t> wallTriangles;
-    std::uint64_t wallTopology = 0;  ///< changes whenever wallTriangles change
-
-    std::uint64_t step = 0;
-    double simulatedSeconds = 0;
-    double stepsPerSecond = 0;       ///< wall-clock rate over the last second
-    /// Simulated seconds per wall-clock second over the last second (1: real time;
-    /// 0: not measured yet).
-    double realTimeFactor = 0;
-    bool baked = false;              ///< played back from a baked beat, not simulated now
-    /// Blood let in by the atrial inflow, taken out by the outlet beyond the aorta, and
-    /// lost through the wall, since the blood started (particles).
-    std::uint64_t emitted = 0, drained = 0, leaked = 0;
-    double cyclePhase = 0;           ///< 0..1 over the heart cycle
-    double heartRateBpm = 0;
-    bool filling = false;            ///< before the beat starts
-    std::string backend;
-    std::size_t particles() const { return positionMm.size() / 3; }
-    /// The per-particle values that colour the blood by `q`; null for plain blood.
-    const std::vector<float>* values(ColorQuantity q) const {
-        switch (q) {
-        case ColorQuantity::Speed: return &speed;
-        case ColorQuantity::DensityError: return &densityError;
-        case ColorQuantity::Pressure: return &pressure;
-        case ColorQuantity::Blood: break;
-        }
-        return nullptr;
-    }
-};
-
 struct RunnerSettings {
     heart::HeartSimulationSettings simulation;
     double cycleSeconds = 0.8;
@@ -69,7 +31,7 @@ struct RunnerSettings {
     int threads = 0;
 };
 
-class SimulationRunner {
+class SimulationRunner : public BloodSource {
 public:
     enum class State { Preparing, Running, Paused, Failed };
 
@@ -78,33 +40,35 @@ public:
     /// caller's handle.
     SimulationRunner(std::shared_ptr<const heart::MovingHeartMesh> heart, heart::HeartAnatomy anatomy,
                      RunnerSettings settings, bool startPaused = false);
-    ~SimulationRunner();
+    ~SimulationRunner() override;
     SimulationRunner(const SimulationRunner&) = delete;
     SimulationRunner& operator=(const SimulationRunner&) = delete;
 
     /// The latest published snapshot; null until the first one.
-    std::shared_ptr<const BloodSnapshot> latest() const;
+    std::shared_ptr<const BloodSnapshot> latest() const override;
     /// Increases with every publication (cheap check for "anything new?").
-    std::uint64_t publications() const { return publications_.load(); }
+    std::uint64_t publications() const override { return publications_.load(); }
 
     /// Asks the thread to stop (at its next step or preparation report) without
     /// waiting; the destructor then joins it quickly.
-    void requestStop();
-    void setPaused(bool paused);
-    bool paused() const { return paused_.load(); }
+    void requestStop() override;
+    void setPaused(bool paused) override;
+    bool paused() const override { return paused_.load(); }
     /// While paused: advance one sub-step and publish.
-    void stepOnce();
+    void stepOnce() override;
+    double particleSpacingMm() const override { return settings_.simulation.particleSpacingMm; }
+    std::string status() const override;
     /// Lets the heart beat on (resuming it if paused) until it reaches the cycle phase
     /// `phase` (0..1), then pauses there: a narrative node that freezes the heart at
     /// end-systole. A later call, or setPaused(), replaces a hold not yet reached.
-    void holdAtPhase(double phase);
+    void holdAtPhase(double phase) override;
     /// The phase a hold is waiting for, if any.
-    std::optional<double> pendingHold() const;
+    std::optional<double> pendingHold() const override;
     /// Lowers the simulation thread's priority for good (Linux nice +5): for a software
     /// rasteriser, which draws on the same cores, so that the view stays fluid at the
     /// price of simulation steps (docs/PERFORMANCE.md). Unprivileged users cannot raise
     /// it back, so there is no undo; a new runner starts at normal priority.
-    void yieldToDrawing();
+    void yieldToDrawing() override;
     /// The simulation thread's nice value (0 before it runs).
     int threadNiceness() const;
 
@@ -144,7 +108,7 @@ private:
     std::atomic<bool> yieldToDrawing_{false};
     std::atomic<int> threadId_{0}; // the simulation thread's kernel id, once it runs
     void applyPriority();
-    std::uint64_t wallTopology_ = 0;
+    std::uint64_t wallTopology_ = 0; // of lastWallTriangles_
     std::vector<std::uint32_t> lastWallTriangles_;
     std::jthread thread_;
 };

@@ -91,6 +91,9 @@ int main(int argc, char** argv) {
         {"mode", "Navigation: orbit, usim or first-person.", "MODE"},
         {"color", "Colour the blood by: blood, speed, density or pressure.", "NAME"},
         {"fluid", "Draw the blood as spheres (one per particle) or as a smooth liquid surface.", "spheres|surface"},
+        {"flow", "The blood: live (simulated now) or baked (a beat baked once, played at the true heart rate).",
+         "live|baked"},
+        {"flow-file", "Play this baked beat (atrium-sim heart --bake FILE) of the heart shown.", "FILE"},
         {"screenshot", "Render, write the view to PATH (PNG) and exit.", "PATH"},
         {"after-frames", "With --screenshot or --measure-frames: frames to render with blood first (default 10).", "N"},
         {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
@@ -207,6 +210,15 @@ int main(int argc, char** argv) {
         if (!headless) QMessageBox::critical(nullptr, "Atrium", why);
         fail(why, 4);
     }
+    if (parser.isSet("flow")) {
+        const QString f = parser.value("flow");
+        if (f != "live" && f != "baked") fail("--flow expects live or baked, got '" + f + "'");
+        options.realTimeFlow = f == "baked";
+    }
+    if (parser.isSet("flow-file")) {
+        if (options.realTimeFlow == false) fail("--flow-file plays a baked beat: it does not go with --flow live");
+        options.flowFile = parser.value("flow-file").toStdString();
+    }
 
     widgets::MainWindow window(options);
     widgets::NarrativeWorkspace* workspace = window.narratives();
@@ -321,6 +333,7 @@ int main(int argc, char** argv) {
         std::cout << nlohmann::json{{"width", size.width()},
                                     {"height", size.height()},
                                     {"fluid", view->fluidMode() == widgets::FluidMode::Surface ? "surface" : "spheres"},
+                                    {"flow", snap->baked ? "baked" : "live"},
                                     {"particles", snap->particles()},
                                     {"wall_triangles", snap->wallTriangles.size() / 3},
                                     {"frames", intervals.size()},

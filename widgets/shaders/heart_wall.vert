@@ -10,7 +10,10 @@ varying float clipDistance;   // signed distance to the clipping plane (mm)
 
 void main() {
     vec4 eye = gl_ModelViewMatrix * gl_Vertex;
-    viewCosine = dot(normalize(gl_NormalMatrix * gl_Normal), normalize(-eye.xyz));
+    // A vertex of no triangle, or of folded ones, has no normal: seen edge-on, not NaN.
+    vec3 n = gl_NormalMatrix * gl_Normal;
+    float length2 = dot(n, n);
+    viewCosine = length2 > 1e-12 ? dot(n * inversesqrt(length2), normalize(-eye.xyz)) : 0.0;
     clipDistance = dot(clipPlane.xyz, gl_Vertex.xyz) + clipPlane.w;
     gl_Position = gl_ProjectionMatrix * eye;
 }
