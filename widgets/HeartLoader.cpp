@@ -16,6 +16,38 @@ sph::Aabb cycleBounds(const heart::MovingHeartMesh& mesh) {
     return b;
 }
 
+/// The chamber volumes over the cycle (100 samples): the phantom's own LV and LA
+/// volumes, or the blood pool the mesh encloses (hearts without valves); the valves
+/// from the LV volume as HeartSimulation times them; for a phantom, the chambers'
+/// places. (Measuring the LV inside the mesh, as ventricleVolumeMl does, costs about a
+/// second a sample: too slow for a load.)
+void describeCycle(LoadedHeart& h) {
+    constexpr int kSamples = 100;
+    const double cycle = h.report.cycleSeconds > 0 ? h.report.cycleSeconds : 0.8;
+    sph::TriangleMesh mesh;
+    std::vector<sph::Vec3> velocity;
+    std::optional<heart::HeartPhantom> phantom;
+    if (h.source.kind == heart::HeartSource::Kind::Phantom) phantom.emplace(h.source.phantomParameters());
+    for (int k = 0; k < kSamples; ++k) {
+        const double phase = double(k) / kSamples;
+        if (phantom) {
+            h.cycle.lvMl.push_back(phantom->lvVolumeMl(phase));
+            h.cycle.laMl.push_back(phantom->laVolumeMl(phase));
+        } else {
+            h.mesh->sample(phase, cycle, mesh, velocity);
+            h.cycle.lvMl.push_back(heart::enclosedVolumeMl(mesh));
+        }
+    }
+    h.cycle.lvName = phantom ? "LV" : "blood pool";
+    h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
+    if (!phantom) return;
+    const auto v = [](sph::Vec3 p) { return narrative::Vec3{p.x, p.y, p.z}; };
+    h.labels.push_back({"LV", v(phantom->lvCavityCenter(0.0))});
+    h.labels.push_back({"LA", v(phantom->leftAtrium(0.0).center)});
+    const auto aorta = phantom->aorta().centerline;
+    if (!aorta.empty()) h.labels.push_back({"Ao", v(aorta[aorta.size() / 2])});
+}
+
 } // namespace
 
 QString sourceLabel(const heart::HeartSource& s) {
@@ -50,6 +82,7 @@ bool HeartLoader::start(const heart::HeartSource& source) {
                                  [&](const std::string& stage, double f) { progress.report(stage, f); }));
             out->anatomy = out->report.anatomy; // the phantom's valves, or a mesh series' openings
             out->boundsMm = cycleBounds(*out->mesh);
+            describeCycle(*out);
             *result = std::move(out);
         },
         sourceLabel(source));

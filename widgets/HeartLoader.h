@@ -8,6 +8,8 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "widgets/BackgroundTask.h"
+#include "widgets/CardiacCyclePanel.h"
+#include "widgets/ViewAnnotations.h"
 
 #include <memory>
 
@@ -20,6 +22,8 @@ struct LoadedHeart {
     heart::PipelineReport report;
     heart::HeartAnatomy anatomy;   ///< valves, inflow and outlet (phantoms only)
     sph::Aabb boundsMm;            ///< of the wall over the whole cycle
+    CardiacCycle cycle;            ///< chamber volumes and valves over the cycle
+    std::vector<ChamberLabel> labels; ///< LV, LA, Ao where the anatomy is known
 };
 
 /// Human-readable name of a source, e.g. "phantom adult", "meshes /data/heart".

@@ -75,6 +75,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                         }});
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
     connectFlow();
+    buildAnnotations();
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
     resize(1280, 800);
     readSettings();
@@ -178,6 +179,7 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
                              6000);
     const sph::Aabb& b = loaded.boundsMm;
     view_->frameHeart({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z});
+    showAnnotations(loaded);
     restartSimulation(choices_);
     Q_EMIT heartLoaded();
 }

@@ -27,7 +27,9 @@ class QSlider;
 
 namespace atrium::widgets {
 
+class CardiacCyclePanel;
 class ControlBar;
+class ViewAnnotations;
 class FlowBaker;
 class HeartLoader;
 class NarrativeWorkspace;
@@ -66,6 +68,8 @@ public:
     ~MainWindow() override;
 
     SceneView* sceneView() const { return view_; }
+    ViewAnnotations* annotations() const { return annotations_; }
+    CardiacCyclePanel* cyclePanel() const { return cyclePanel_; }
     ControlBar* controlBar() const { return bar_; }
     /// Loads a heart on a worker thread (progress dialog with Cancel), then frames it
     /// and starts its blood. The current heart goes on until then, and after a failed
@@ -110,6 +114,10 @@ private:
     /// Starts the blood of the current heart as chosen: live, or baked (MainWindowFlow.cpp).
     void startBlood();
     void connectFlow();
+    /// The axes triad, scale bar, chamber labels, recording indicator and cardiac-cycle
+    /// panel, with their View menu actions (MainWindowAnnotations.cpp).
+    void buildAnnotations();
+    void showAnnotations(const LoadedHeart& heart);
     void playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat);
     /// The key of a bake of the current heart with the current choices.
     std::string flowKey() const;
@@ -150,6 +158,9 @@ private:
     QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
     QMenu* colourMenu_ = nullptr;
+    QMenu* viewMenu_ = nullptr;
+    ViewAnnotations* annotations_ = nullptr;
+    CardiacCyclePanel* cyclePanel_ = nullptr;
     QMenu* fileMenu_ = nullptr;
     NarrativeWorkspace* narratives_ = nullptr;
     std::vector<std::pair<QAction*, QString>> presets_;

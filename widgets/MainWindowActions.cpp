@@ -204,7 +204,7 @@ void MainWindow::buildMenus() {
     connect(cpu, &QAction::triggered, this, [this] { choices_.cuda = false; restartSimulation(choices_); });
     connect(cuda, &QAction::triggered, this, [this] { choices_.cuda = true; restartSimulation(choices_); });
 
-    QMenu* view = menuBar()->addMenu("&View");
+    QMenu* view = viewMenu_ = menuBar()->addMenu("&View");
     QMenu* nav = view->addMenu("Navigation");
     nav->addActions(modes_->actions());
     view->addAction(home_);

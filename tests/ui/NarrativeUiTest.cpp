@@ -159,7 +159,7 @@ TEST(Narratives, OverlaysShowAtThePlayersAlpha) {
     playback->seek(0.1);
     ASSERT_NEAR(playback->frame().overlayAlpha, 0.5, 1e-12);
     ASSERT_NEAR(overlays->alpha(), 0.5, 1e-12);
-    v->setRunner(nullptr); // a still picture: the same base for both renderings
+    v->setBloodSource(nullptr); // a still picture: the same base for both renderings
     QTest::qWait(100);
     const QImage base = v->renderImage(QSize(640, 360)).convertToFormat(QImage::Format_RGB32);
     QImage half = base;

@@ -7,6 +7,7 @@
 #include "narrative/UsimController.h"
 #include "widgets/BakedFlowPlayer.h"
 #include "widgets/FlowBaker.h"
+#include "widgets/CardiacCyclePanel.h"
 #include "widgets/ControlBar.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
@@ -14,6 +15,7 @@
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "widgets/ViewAnnotations.h"
 #include "tests/ui/UiTestSupport.h"
 
 #include <QAction>
@@ -714,11 +716,91 @@ TEST(Viewer, RealTimeFlowBakesOncePlaysAtTheHeartRateAndSwitchesBack) {
     EXPECT_DOUBLE_EQ(player()->phase(), 0.25) << "paused playback stays";
     w.findChild<QAction*>("pauseAction")->trigger();
 
+    // Clicking in the cardiac-cycle panel pauses the flow at the phase clicked.
+    widgets::CardiacCyclePanel* panel = w.cyclePanel();
+    const QRectF plot = panel->plotRect();
+    QTest::mouseClick(panel, Qt::LeftButton, {}, QPoint(int(plot.left() + 0.6 * plot.width()), int(plot.center().y())));
+    EXPECT_TRUE(player()->paused());
+    EXPECT_NEAR(player()->phase(), 0.6, 0.01);
+    w.findChild<QAction*>("pauseAction")->trigger();
+
     // One click back to the live simulation, and again to the bake, now from the cache.
     realTime->trigger();
     ASSERT_NE(v->runner(), nullptr);
     realTime->trigger();
     ASSERT_TRUE(waitFor([&] { return player() && player()->beat(); }, 20)) << "the cached bake was not used";
+}
+
+TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    SceneView* v = w->sceneView();
+    widgets::ViewAnnotations* notes = w->annotations();
+    ASSERT_NE(notes, nullptr);
+    // Chamber labels of the phantom, each in view.
+    ASSERT_EQ(notes->labels().size(), 3u);
+    for (const auto& label : notes->labels()) {
+        const auto at = v->project(label.positionMm, v->size());
+        ASSERT_TRUE(at.has_value()) << label.text.toStdString();
+        EXPECT_TRUE(v->rect().contains(at->toPoint())) << label.text.toStdString();
+    }
+    // The scale bar: a round length, and as long on screen as that length at the
+    // orbit centre's depth is in the projection.
+    const auto bar = notes->scaleBar();
+    ASSERT_GT(bar.pixels, 20.0);
+    const double mantissa = bar.mm / std::pow(10.0, std::floor(std::log10(bar.mm)));
+    EXPECT_TRUE(std::fabs(mantissa - 1) < 1e-9 || std::fabs(mantissa - 2) < 1e-9 || std::fabs(mantissa - 5) < 1e-9)
+        << bar.mm;
+    const narrative::Vec3 c = v->heartCenter(), right = v->camera().pose().right();
+    const auto a = v->project(c, v->size()), b = v->project(c + right * bar.mm, v->size());
+    ASSERT_TRUE(a && b);
+    EXPECT_NEAR(std::hypot(b->x() - a->x(), b->y() - a->y()), bar.pixels, 0.02 * bar.pixels);
+    // Both switch off.
+    w->findChild<QAction*>("axesAction")->trigger();
+    EXPECT_EQ(notes->scaleBar().pixels, 0.0);
+    w->findChild<QAction*>("labelsAction")->trigger();
+    EXPECT_FALSE(notes->labelsVisible());
+
+    // The cardiac cycle of the adult phantom: its ejection fraction, the aortic valve
+    // open in systole, the mitral in diastole (phases of docs/heart-phantom.md).
+    const widgets::CardiacCycle& cycle = w->cyclePanel()->cycle();
+    ASSERT_EQ(cycle.lvMl.size(), 100u);
+    const double edv = *std::max_element(cycle.lvMl.begin(), cycle.lvMl.end()),
+                 esv = *std::min_element(cycle.lvMl.begin(), cycle.lvMl.end());
+    EXPECT_NEAR((edv - esv) / edv, 0.6, 0.05);
+    ASSERT_FALSE(cycle.aorticOpen.empty());
+    ASSERT_FALSE(cycle.mitralOpen.empty());
+    const auto openAt = [](const std::vector<std::pair<double, double>>& open, double phase) {
+        for (auto [from, to] : open)
+            if (to >= from ? (phase >= from && phase < to) : (phase >= from || phase < to)) return true;
+        return false;
+    };
+    EXPECT_TRUE(openAt(cycle.aorticOpen, 0.2));
+    EXPECT_FALSE(openAt(cycle.mitralOpen, 0.2));
+    EXPECT_TRUE(openAt(cycle.mitralOpen, 0.6));
+    EXPECT_FALSE(openAt(cycle.aorticOpen, 0.6));
+    EXPECT_TRUE(w->cyclePanel()->isVisible());
+
+    // While recording, a red indicator in the top right corner.
+    const std::string path = (QDir::tempPath() + "/atrium-ui-indicator.mp4").toStdString();
+    v->startRecording(path);
+    QTest::qWait(200);
+    const QImage shot = notes->grab().toImage();
+    int red = 0;
+    for (int y = 10; y < 40; ++y)
+        for (int x = shot.width() - 110; x < shot.width() - 10; ++x) {
+            const QColor p = shot.pixelColor(x, y);
+            red += p.red() > 180 && p.green() < 80 && p.blue() < 80;
+        }
+    EXPECT_GT(red, 20) << "red pixels of the indicator";
+    if (const QString shots = qEnvironmentVariable("ATRIUM_UI_SHOTS"); !shots.isEmpty()) {
+        w->findChild<QAction*>("axesAction")->trigger();
+        w->findChild<QAction*>("labelsAction")->trigger();
+        QTest::qWait(600);
+        w->grab().save(shots + "/pictures.png");
+    }
+    v->stopRecording()->finish();
+    std::filesystem::remove(path);
 }
 
 int main(int argc, char** argv) {

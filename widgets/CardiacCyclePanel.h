@@ -1,0 +1,55 @@
+#pragma once
+// The cardiac cycle at a glance, over the bottom of the view: the volume of each
+// chamber over the cycle (the left ventricle from the wall's motion; the left atrium
+// where the phantom gives it), when the mitral and aortic valves are open, and the
+// heart's current phase as a cursor. Clicking or dragging in it asks for that phase
+// (phaseRequested): the window scrubs the paused real-time flow there.
+
+#include <QString>
+#include <QWidget>
+
+#include <optional>
+#include <vector>
+
+namespace atrium::widgets {
+
+/// Chamber volumes sampled evenly over one cycle (phase k / samples), and the valves.
+struct CardiacCycle {
+    std::vector<double> lvMl;        ///< the ventricle (or the whole blood pool, label says)
+    std::vector<double> laMl;        ///< the left atrium; empty when unknown
+    QString lvName = "LV";
+    /// Open intervals of the valves as [from, to) phase pairs (to < from wraps).
+    std::vector<std::pair<double, double>> mitralOpen, aorticOpen;
+
+    /// The valve intervals from the LV volume, by the rule of HeartSimulation::valvesAt:
+    /// mitral open while the volume grows, aortic while it shrinks, both shut while its
+    /// rate of change is within `isovolumicFraction` of its peak.
+    void deriveValves(double isovolumicFraction = 0.03);
+};
+
+class CardiacCyclePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit CardiacCyclePanel(QWidget* parent);
+    void setCycle(CardiacCycle cycle);
+    const CardiacCycle& cycle() const { return cycle_; }
+    /// The heart's phase now (0..1): the cursor.
+    void setPhase(double phase);
+    /// The phase under x (widget pixels) in the plot, clamped to [0, 1).
+    double phaseAt(double x) const;
+    QRectF plotRect() const;
+
+Q_SIGNALS:
+    void phaseRequested(double phase);
+
+protected:
+    void paintEvent(QPaintEvent*) override;
+    void mousePressEvent(QMouseEvent*) override;
+    void mouseMoveEvent(QMouseEvent*) override;
+
+private:
+    CardiacCycle cycle_;
+    double phase_ = 0.0;
+};
+
+} // namespace atrium::widgets
