@@ -41,13 +41,13 @@ osg::ref_ptr<osg::Program> program(const std::string& name, const std::string& v
     return p;
 }
 
-/// One float channel, sampled texel for texel: depth and thickness must not be blended
-/// with the empty background (0) by filtering.
-osg::ref_ptr<osg::Texture2D> floatTarget(const char* name) {
+/// One float channel (or four), sampled texel for texel: depth and thickness must not
+/// be blended with the empty background (0) by filtering.
+osg::ref_ptr<osg::Texture2D> floatTarget(const char* name, bool rgba = false) {
     osg::ref_ptr<osg::Texture2D> t = new osg::Texture2D;
     t->setName(name);
-    t->setInternalFormat(GL_R32F);
-    t->setSourceFormat(GL_RED);
+    t->setInternalFormat(rgba ? GL_RGBA32F_ARB : GL_R32F);
+    t->setSourceFormat(rgba ? GL_RGBA : GL_RED);
     t->setSourceType(GL_FLOAT);
     t->setFilter(osg::Texture::MIN_FILTER, osg::Texture::NEAREST);
     t->setFilter(osg::Texture::MAG_FILTER, osg::Texture::NEAREST);
@@ -93,14 +93,15 @@ osg::ref_ptr<osg::Geode> fullScreenQuad(const char* name) {
 FluidSurface::FluidSurface(osg::Geometry* particles, const FluidSurfaceParams& params)
     : params_(params), particles_(particles), root_(new osg::Group),
       depth_{floatTarget("fluid depth"), floatTarget("fluid depth, half blurred")},
-      thickness_(floatTarget("fluid thickness")), radius_(new osg::Uniform("radius", 1.0f)),
+      thickness_(floatTarget("fluid thickness and colour", true)), radius_(new osg::Uniform("radius", 1.0f)),
       viewportHeight_(new osg::Uniform("viewportHeight", 720.0f)),
       texelSize_(new osg::Uniform("texelSize", osg::Vec2(1.f / 1280.f, 1.f / 720.f))),
       projection_(new osg::Uniform("sceneProjection", osg::Matrixf())), pixelsPerMm_(new osg::Uniform("pixelsPerMm", 1.0f)),
       depthFalloff_(new osg::Uniform("depthFalloff", 1.0f)),
       thicknessRadius_(new osg::Uniform("radius", 1.0f)), thicknessPeak_(new osg::Uniform("thicknessPeak", 1.0f)),
       edgeThickness_(new osg::Uniform("edgeThickness", 0.0f)),
-      screenRect_(new osg::Uniform("screenRect", osg::Vec4(-1.f, -1.f, 1.f, 1.f))) {
+      screenRect_(new osg::Uniform("screenRect", osg::Vec4(-1.f, -1.f, 1.f, 1.f))),
+      colored_(new osg::Uniform("colored", false)) {
     root_->setName("blood surface");
     root_->setCullingActive(false);
     osg::StateSet* shared = root_->getOrCreateStateSet();
@@ -175,6 +176,7 @@ FluidSurface::FluidSurface(osg::Geometry* particles, const FluidSurfaceParams& p
     cs->addUniform(new osg::Uniform("opacityPerMm", params_.opacityPerMm));
     cs->addUniform(new osg::Uniform("scatterDepth", params_.scatterDepthMm));
     cs->addUniform(edgeThickness_.get());
+    cs->addUniform(colored_.get());
     cs->setMode(GL_BLEND, osg::StateAttribute::ON);
     cs->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
     cs->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, true)); // LEQUAL: faint rims sit at 1.0
@@ -205,18 +207,21 @@ void FluidSurface::resize(int width, int height) {
     if (width == width_ && height == height_) return;
     width_ = width;
     height_ = height;
+    const float scale = std::clamp(params_.resolutionScale, 0.1f, 1.f);
+    passWidth_ = std::max(1, int(std::lround(width * scale)));
+    passHeight_ = std::max(1, int(std::lround(height * scale)));
     for (osg::Texture2D* t : {depth_[0].get(), depth_[1].get(), thickness_.get()}) {
-        t->setTextureSize(width, height);
+        t->setTextureSize(passWidth_, passHeight_);
         t->dirtyTextureObject(); // reallocated at the new size on next use
     }
     std::vector<osg::Camera*> passes{depthPass_.get(), thicknessPass_.get()};
     for (const auto& c : blurPasses_) passes.push_back(c.get());
     for (osg::Camera* c : passes) {
-        c->setViewport(0, 0, width, height);
+        c->setViewport(0, 0, passWidth_, passHeight_);
         c->dirtyAttachmentMap(); // rebuild the FBO (and the depth renderbuffer) at the new size
     }
-    viewportHeight_->set(float(height));
-    texelSize_->set(osg::Vec2(1.f / float(width), 1.f / float(height)));
+    viewportHeight_->set(float(passHeight_));
+    texelSize_->set(osg::Vec2(1.f / float(passWidth_), 1.f / float(passHeight_)));
 }
 
 void FluidSurface::setCamera(const osg::Matrixd& view, const osg::Matrixd& projection) {
@@ -225,7 +230,7 @@ void FluidSurface::setCamera(const osg::Matrixd& view, const osg::Matrixd& proje
         c->setProjectionMatrix(projection);
     }
     projection_->set(osg::Matrixf(projection));
-    pixelsPerMm_->set(projectedRadiusPixels(1.f, 1.f, float(projection(1, 1)), float(height_)));
+    pixelsPerMm_->set(projectedRadiusPixels(1.f, 1.f, float(projection(1, 1)), float(passHeight_)));
 
     // The full-screen passes only cover the blood's screen rectangle: on a software
     // rasteriser a pass costs about as much per covered pixel as per shaded one.
@@ -248,13 +253,15 @@ void FluidSurface::setCamera(const osg::Matrixd& view, const osg::Matrixd& proje
             rect.w() = std::max(rect.w(), float(clip.y() / clip.w()));
         }
         // A pixel's margin against rounding, and never beyond the viewport.
-        const float mx = 2.f / float(width_), my = 2.f / float(height_);
+        const float mx = 2.f / float(passWidth_), my = 2.f / float(passHeight_);
         rect.set(std::clamp(rect.x() - mx, -1.f, 1.f), std::clamp(rect.y() - my, -1.f, 1.f),
                  std::clamp(rect.z() + mx, -1.f, 1.f), std::clamp(rect.w() + my, -1.f, 1.f));
         if (rect.x() >= rect.z() || rect.y() >= rect.w()) rect.set(0.f, 0.f, 0.f, 0.f);
     }
     screenRect_->set(rect);
 }
+
+void FluidSurface::setColored(bool colored) { colored_->set(colored); }
 
 void FluidSurface::setVisible(bool visible) { root_->setNodeMask(visible ? ~0u : 0u); }
 

@@ -6,7 +6,8 @@
 //  1. depth:     the particles as sphere impostors; the nearest sphere's eye-space
 //                depth (mm) goes into a float texture.
 //  2. thickness: the same splats, additive and without depth test: how much blood a
-//                view ray crosses (mm).
+//                view ray crosses (mm), and beside it the particles' colours weighted
+//                the same way, so that the surface shows the colouring the spheres do.
 //  3. blur:      a separable bilateral filter smooths the depth, across then down,
 //                twice (a fine kernel, then a wide one), with kernels a few projected
 //                particles wide and a falloff in depth difference, so that the spheres
@@ -33,6 +34,10 @@ namespace atrium::widgets {
 
 /// Tunables of the surface. Lengths in mm unless named otherwise.
 struct FluidSurfaceParams {
+    /// Passes 1-3 run at this fraction of the view's resolution (the composite at full
+    /// resolution reads them): a quarter of the pixels for the splats and the blur,
+    /// whose result is smooth anyway (issue 15: 2 fps on llvmpipe at 1280x720).
+    float resolutionScale = 0.5f;
     float radiusInSpacings = 0.5f;       ///< depth splat radius / particle spacing: as far as the wall margin
     float thicknessRadiusInSpacings = 1.5f; ///< thickness splat radius / particle spacing: soft and wide
     float fineBlurScale = 2.f;           ///< first blur pair: kernel radius in projected splat radii
@@ -78,12 +83,18 @@ public:
     void resize(int width, int height);
     /// The main camera's matrices for this frame (world mm -> eye -> clip).
     void setCamera(const osg::Matrixd& view, const osg::Matrixd& projection);
+    /// Colour the surface by the particles' colours (true), or shade it as blood,
+    /// red by absorption through its thickness (false).
+    void setColored(bool colored);
     void setVisible(bool visible);
+    /// The size passes 1-3 run at, pixels.
+    int passWidth() const { return passWidth_; }
+    int passHeight() const { return passHeight_; }
     bool visible() const { return root_->getNodeMask() != 0u; }
 
 private:
     FluidSurfaceParams params_;
-    int width_ = 0, height_ = 0;
+    int width_ = 0, height_ = 0, passWidth_ = 0, passHeight_ = 0;
     float radiusMm_ = 1.f;
     osg::ref_ptr<osg::Geometry> particles_;
     osg::ref_ptr<osg::Group> root_;
@@ -92,7 +103,7 @@ private:
     osg::ref_ptr<osg::Texture2D> depth_[2], thickness_; // depth_[0]: splats, then the blurred result
     osg::ref_ptr<osg::Geode> composite_;
     osg::ref_ptr<osg::Uniform> radius_, viewportHeight_, texelSize_, projection_, pixelsPerMm_, depthFalloff_,
-        thicknessRadius_, thicknessPeak_, edgeThickness_, screenRect_;
+        thicknessRadius_, thicknessPeak_, edgeThickness_, screenRect_, colored_;
 };
 
 } // namespace atrium::widgets

@@ -189,8 +189,9 @@ void SceneView::updateBloodVisibility() {
     // Node masks: the hidden rendering is not even culled, its passes cost nothing.
     blood_->setVisible(bloodVisible_ && fluidMode_ == FluidMode::Spheres);
     fluid_->setVisible(bloodVisible_ && fluidMode_ == FluidMode::Surface);
-    // The surface is always blood red: the colour legend belongs to the spheres.
-    legend_->setVisible(bloodVisible_ && fluidMode_ == FluidMode::Spheres && quantity_ != ColorQuantity::Blood);
+    // Spheres and surface show the same colouring, with its legend.
+    fluid_->setColored(quantity_ != ColorQuantity::Blood);
+    legend_->setVisible(bloodVisible_ && quantity_ != ColorQuantity::Blood);
 }
 
 void SceneView::setHudVisible(bool visible) { hud_->setVisible(visible); }

@@ -8,7 +8,8 @@
 // the thickness. The surface's depth is written, so that the translucent heart wall
 // drawn next composes over it.
 uniform sampler2D depthTex;     // smoothed eye depth, mm; 0 = no blood
-uniform sampler2D thicknessTex; // blood crossed by the view ray, mm
+uniform sampler2D thicknessTex; // rgb: colour x thickness; a: blood crossed by the view ray, mm
+uniform bool colored;           // the particles' colours instead of blood's absorption
 uniform vec2 texelSize;         // 1 / viewport size in pixels
 uniform mat4 sceneProjection;   // the main camera's projection
 uniform vec3 absorption;        // Beer-Lambert coefficients, 1/mm
@@ -50,10 +51,11 @@ void main() {
 
     // Light through the blood, and a soft diffuse term so the body's shape reads.
     vec3 l = normalize(vec3(0.3, 0.5, 1.0));
-    float thickness = texture2D(thicknessTex, uv).r;
+    vec4 crossed = texture2D(thicknessTex, uv);
+    float thickness = crossed.a;
     float coverage = 1.0 - exp(-opacityPerMm * (thickness - edgeThickness));
     if (coverage <= 0.0) discard;
-    vec3 transmitted = exp(-absorption * (thickness + scatterDepth));
+    vec3 transmitted = colored ? crossed.rgb / max(thickness, 1e-6) : exp(-absorption * (thickness + scatterDepth));
     vec3 body = transmitted * (0.35 + 0.65 * max(dot(n, l), 0.0));
 
     // A dim environment (the view sits in a dark room): a grey sky above the eye and a

@@ -4,8 +4,10 @@
 uniform float radius;         // splat radius, world units (mm)
 uniform float viewportHeight; // pixels of the pass's target
 varying vec3 eyeCenter;
+varying vec4 color;           // the particle's colour (the thickness pass carries it)
 
 void main() {
+    color = gl_Color;
     vec4 eye = gl_ModelViewMatrix * gl_Vertex;
     eyeCenter = eye.xyz;
     gl_Position = gl_ProjectionMatrix * eye;
