@@ -3,19 +3,6 @@
 namespace atrium::widgets {
 namespace {
 
-sph::Aabb cycleBounds(const heart::MovingHeartMesh& mesh) {
-    sph::Aabb b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    std::vector<sph::Vec3> v;
-    for (int f = 0; f < mesh.frameCount(); ++f) {
-        mesh.verticesAt(f, v);
-        for (const sph::Vec3& p : v) {
-            b.lo = componentMin(b.lo, p);
-            b.hi = componentMax(b.hi, p);
-        }
-    }
-    return b;
-}
-
 /// The chamber volumes over the cycle (100 samples): the phantom's own LV and LA
 /// volumes, or the blood pool the mesh encloses (hearts without valves); the valves
 /// from the LV volume as HeartSimulation times them; for a phantom, the chambers'
@@ -81,7 +68,7 @@ bool HeartLoader::start(const heart::HeartSource& source) {
                 heart::loadHeart(source, heart::PipelineSettings::forBlood(), &out->report,
                                  [&](const std::string& stage, double f) { progress.report(stage, f); }));
             out->anatomy = out->report.anatomy; // the phantom's valves, or a mesh series' openings
-            out->boundsMm = cycleBounds(*out->mesh);
+            out->boundsMm = heart::cycleBounds(*out->mesh);
             describeCycle(*out);
             *result = std::move(out);
         },

@@ -1,5 +1,7 @@
 #include "sim/heart/BakedBeat.h"
 
+#include "sim/heart/Fnv1a.h"
+
 #include <algorithm>
 #include <bit>
 #include <cmath>
@@ -17,8 +19,6 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "the baked-beat format is little-endian");
 
 constexpr char kMagic[8] = {'A', 'T', 'R', 'F', 'L', 'O', 'W', '1'};
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
 /// Bounds on what a file may declare, far beyond any heart, so that decoding and
 /// playback stay finite: coordinates (mm), speed (m/s), value ranges, cycle (s).
 constexpr float kMaxCoordinateMm = 1e6f, kMaxSpeed = 1e3f, kMaxValue = 1e9f;
@@ -26,20 +26,7 @@ constexpr double kMaxCycleSeconds = 60.0;
 /// Largest file read back: ~18 frames of a million particles, far above any bake.
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t(4) << 30;
 
-std::uint64_t fnv1a(const char* p, std::size_t n) {
-    std::uint64_t hash = kFnvOffset;
-    for (std::size_t i = 0; i < n; ++i) {
-        hash ^= static_cast<unsigned char>(p[i]);
-        hash *= kFnvPrime;
-    }
-    return hash;
-}
-
-std::string hex64(std::uint64_t v) {
-    std::ostringstream s;
-    s << std::hex << std::setw(16) << std::setfill('0') << v;
-    return s.str();
-}
+std::uint64_t fnv1a(const void* p, std::size_t n) { return heart::fnv1a(kFnvOffset, p, n); }
 
 template <class T>
 void put(std::string& out, T v) {

@@ -1,5 +1,7 @@
 #include "sim/heart/HeartPipeline.h"
 
+#include "sim/heart/Fnv1a.h"
+
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/VolumeSeries.h"
 
@@ -35,27 +37,11 @@ namespace {
 constexpr std::uint32_t kCacheFormatVersion = 2;
 constexpr char kCacheMagic[8] = {'A', 'T', 'R', 'H', 'E', 'A', 'R', 'T'};
 constexpr const char* kCacheExtension = ".atriumheart";
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
 /// Largest cache file read back (a moving heart is tens of MB).
 constexpr std::uintmax_t kMaxCacheBytes = std::uintmax_t(4) << 30;
 
 using Clock = std::chrono::steady_clock;
 double secondsSince(Clock::time_point t0) { return std::chrono::duration<double>(Clock::now() - t0).count(); }
-
-std::uint64_t fnv1a(std::uint64_t hash, const char* p, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        hash ^= static_cast<unsigned char>(p[i]);
-        hash *= kFnvPrime;
-    }
-    return hash;
-}
-
-std::string hex64(std::uint64_t v) {
-    std::ostringstream s;
-    s << std::hex << std::setw(16) << std::setfill('0') << v;
-    return s.str();
-}
 
 // ---------------------------------------------------------------------------------------
 // The key: a text naming everything the moving heart depends on.

@@ -18,20 +18,6 @@ constexpr float kMm = 1e-3f; // mm -> m
 
 sph::Vec3 toMetres(sph::Vec3 v) { return v * kMm; }
 
-/// Bounds (mm) of the heart over every sub-frame of the cycle.
-sph::Aabb cycleBounds(const MovingHeartMesh& heart) {
-    sph::Aabb b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    std::vector<sph::Vec3> v;
-    for (int f = 0; f < heart.frameCount(); ++f) {
-        heart.verticesAt(f, v);
-        for (const sph::Vec3& p : v) {
-            b.lo = componentMin(b.lo, p);
-            b.hi = componentMax(b.hi, p);
-        }
-    }
-    return b;
-}
-
 } // namespace
 
 HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSeconds, HeartAnatomy anatomy,
@@ -752,6 +738,20 @@ void HeartSimulation::runBeats(double beatCount, const std::function<void(double
         if (progress) progress((beats() - start) / beatCount);
     }
 }
+
+sph::Aabb cycleBounds(const MovingHeartMesh& heart) {
+    sph::Aabb b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
+    std::vector<sph::Vec3> v;
+    for (int f = 0; f < heart.frameCount(); ++f) {
+        heart.verticesAt(f, v);
+        for (const sph::Vec3& p : v) {
+            b.lo = componentMin(b.lo, p);
+            b.hi = componentMax(b.hi, p);
+        }
+    }
+    return b;
+}
+
 
 double ventricleVolumeMl(const sph::TriangleMesh& meshMm, const HeartAnatomy& anatomy) {
     // Sample the mesh's signed distance on a fine grid and count the inside points on

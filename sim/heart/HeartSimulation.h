@@ -290,4 +290,7 @@ private:
 /// holds atrium and aorta. Without valves, the whole enclosed volume.
 double ventricleVolumeMl(const sph::TriangleMesh& meshMm, const HeartAnatomy& anatomy);
 
+/// Bounds (mm) of the heart over every sub-frame of its cycle.
+sph::Aabb cycleBounds(const MovingHeartMesh& heart);
+
 } // namespace atrium::heart
