@@ -777,8 +777,8 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     };
     EXPECT_TRUE(openAt(cycle.aorticOpen, 0.2));
     EXPECT_FALSE(openAt(cycle.mitralOpen, 0.2));
-    EXPECT_TRUE(openAt(cycle.mitralOpen, 0.6));
-    EXPECT_FALSE(openAt(cycle.aorticOpen, 0.6));
+    EXPECT_TRUE(openAt(cycle.mitralOpen, 0.5)); // rapid filling
+    EXPECT_FALSE(openAt(cycle.aorticOpen, 0.5));
     EXPECT_TRUE(w->cyclePanel()->isVisible());
 
     // While recording, a red indicator in the top right corner.
