@@ -76,7 +76,10 @@ std::optional<ContentId> readContent(const json& j) {
 }
 
 json narrativeJson(const NarrativeState& n) {
-    return {{"index", n.index}, {"time", n.time}, {"at", n.at}, {"playing", n.playing}, {"loop", n.loop}, {"keys", n.keys}};
+    json j = {{"index", n.index}, {"time", n.time}, {"at", n.at}, {"playing", n.playing}, {"loop", n.loop}, {"keys", n.keys}};
+    if (n.entry)
+        j["entry"] = {{"p", vec3(n.entry->position())}, {"yaw", n.entry->yaw()}, {"pitch", n.entry->pitch()}};
+    return j;
 }
 NarrativeState readNarrative(const json& j) {
     NarrativeState n;
@@ -86,6 +89,8 @@ NarrativeState readNarrative(const json& j) {
     n.playing = j["playing"].get<bool>();
     n.loop = j["loop"].get<bool>();
     n.keys = j["keys"].get<std::vector<double>>();
+    if (const auto e = j.find("entry"); e != j.end() && !e->is_null())
+        n.entry = narrative::CameraPose(vec3((*e)["p"]), (*e)["yaw"].get<double>(), (*e)["pitch"].get<double>());
     return n;
 }
 

@@ -69,6 +69,9 @@ struct NarrativeState {
     bool playing = false;
     bool loop = false;
     std::vector<double> keys; ///< timeline seconds of the key presses that continued waits
+    /// Where the camera was when play was pressed: the timeline starts with a flight from
+    /// it to the first node (narrative::PlayerOptions::entryFrom); absent: no such flight.
+    std::optional<narrative::CameraPose> entry;
     /// The timeline seconds at session time `now` (running on while playing).
     double timeAt(double now) const { return playing && now > at ? time + (now - at) : time; }
     bool operator==(const NarrativeState&) const = default;

@@ -30,6 +30,9 @@ std::optional<Url> parseUrl(std::string_view text, std::string* error) {
         if (error) *error = why;
         return std::nullopt;
     };
+    std::string quoted = "\"";
+    quoted.append(text);
+    quoted += '"';
     Url url;
     std::string_view rest;
     int defaultPort = 0;
@@ -41,14 +44,14 @@ std::optional<Url> parseUrl(std::string_view text, std::string* error) {
             defaultPort = port;
         }
     }
-    if (defaultPort == 0) return fail("\"" + std::string(text) + "\" is not a ws:// or wss:// URL");
+    if (defaultPort == 0) return fail(quoted + " is not a ws:// or wss:// URL");
     const std::size_t slash = rest.find('/');
     std::string_view authority = rest.substr(0, slash);
     if (slash != std::string_view::npos) url.path = std::string(rest.substr(slash));
     std::string_view portText;
     if (!authority.empty() && authority.front() == '[') { // [IPv6]:port
         const std::size_t close = authority.find(']');
-        if (close == std::string_view::npos) return fail("unclosed [ in \"" + std::string(text) + "\"");
+        if (close == std::string_view::npos) return fail("unclosed [ in " + quoted);
         url.host = std::string(authority.substr(1, close - 1));
         if (close + 1 < authority.size() && authority[close + 1] == ':') portText = authority.substr(close + 2);
     } else {
@@ -56,12 +59,12 @@ std::optional<Url> parseUrl(std::string_view text, std::string* error) {
         url.host = std::string(authority.substr(0, colon));
         if (colon != std::string_view::npos) portText = authority.substr(colon + 1);
     }
-    if (url.host.empty()) return fail("no host in \"" + std::string(text) + "\"");
+    if (url.host.empty()) return fail("no host in " + quoted);
     url.port = defaultPort;
     if (!portText.empty()) {
         const auto [end, ec] = std::from_chars(portText.data(), portText.data() + portText.size(), url.port);
         if (ec != std::errc() || end != portText.data() + portText.size() || url.port < 1 || url.port > 65535)
-            return fail("bad port in \"" + std::string(text) + "\"");
+            return fail("bad port in " + quoted);
     }
     return url;
 }

@@ -1,8 +1,10 @@
 // atrium: the viewer. Opens the window on the beating heart (the last one shown, or the
 // adult phantom), or renders headless screenshots and frame-time measurements for tests
-// and benchmarks. Run `atrium --help` for the options.
+// and benchmarks; serves, joins or replays a live lecture. Run `atrium --help` for the options.
+#include "app/viewer/LiveTransport.h"
 
 #include "widgets/LectureUi.h"
+#include "widgets/LiveLectureUi.h"
 #include "widgets/MainWindow.h"
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativePlayback.h"
@@ -105,6 +107,13 @@ int main(int argc, char** argv) {
         {"at", "With --narrative and --screenshot: the moment of the narrative to render, in seconds (default 0).", "T"},
         {"export-video", "With --narrative: render the narrative frame by frame into an MP4 video and exit.", "MP4"},
         {"fps", "With --export-video: frames per second (default 30).", "F"},
+        {"lecture", "With FILE.atrium: lecture it live; students join with the URL and code shown."},
+        {"port", "With --lecture: the port students connect to (default: any free port).", "P"},
+        {"join", "Follow a live lecture at URL (ws://HOST:PORT, as the lecturer's window shows).", "URL"},
+        {"code", "With --join: the join code the lecturer shows.", "CODE"},
+        {"name", "With --join: your name, as the lecturer sees it.", "NAME"},
+        {"secret", "With --join: the lecturer secret, to drive the lecture from this machine.", "SECRET"},
+        {"replay", "Replay a recorded live lecture (.atriumrec) in the window.", "FILE"},
     });
     parser.addPositionalArgument("lecture", "A lecture to open: a content package (FILE.atrium) with its heart, narratives and "
                                             "resources.", "[FILE.atrium]");
@@ -200,6 +209,18 @@ int main(int argc, char** argv) {
     }
     const int fps = parsePositive(parser, "fps", 30, 1, 120);
 
+    // The live lecture: serve, join or replay.
+    const bool lecture = parser.isSet("lecture"), joining = parser.isSet("join"), replaying = parser.isSet("replay");
+    if (int(lecture) + int(joining) + int(replaying) > 1) fail("give one of --lecture, --join, --replay");
+    if (lecture && !options.lecture) fail("--lecture goes with a lecture to serve: atrium FILE.atrium --lecture [--port P]");
+    if (parser.isSet("port") && !lecture) fail("--port goes with --lecture");
+    for (const char* option : {"code", "name", "secret"})
+        if (parser.isSet(option) && !joining) fail(QString("--%1 goes with --join URL").arg(option));
+    if (joining && !parser.isSet("code") && !parser.value("join").contains("code="))
+        fail("--join needs the lecturer's join code: --code CODE");
+    if ((lecture || joining || replaying) && headless) fail("--lecture, --join and --replay are for the window");
+    const int port = parsePositive(parser, "port", 0, 1, 65535);
+
     // Without an OpenGL context Qt crashes in its own backing store when the 3D view is
     // shown (seen under Xvfb without GLX): say what is missing and stop instead.
     if (QOpenGLContext probe; !probe.create()) {
@@ -236,9 +257,27 @@ int main(int argc, char** argv) {
         window.resize(size + (window.size() - view->size()));
         view->setFixedSize(size);
     }
+    widgets::LiveLectureUi live(&window, std::make_shared<app::LiveTransport>(), !headless);
     window.show();
     if (!headless) {
         if (parser.isSet("play")) QTimer::singleShot(0, workspace->playback(), &widgets::NarrativePlayback::play);
+        if (lecture) { // once the lecture is open and verified
+            QObject::connect(window.lectureUi(), &widgets::LectureUi::lectureChanged, &live, [&](const QString& title) {
+                if (title.isEmpty() || live.host()) return;
+                QString error;
+                if (!live.startLecture(port, &error)) fail(error, 3);
+                std::cout << nlohmann::json{{"url", live.host()->urls().front().toStdString()},
+                                            {"code", live.host()->code().toStdString()}}
+                                 .dump()
+                          << std::endl;
+            });
+        }
+        QString error;
+        if (joining && !live.join({parser.value("join"), parser.value("code").toUpper(), parser.value("name"),
+                                   parser.isSet("secret") ? std::optional(parser.value("secret")) : std::nullopt},
+                                  &error))
+            fail(error);
+        if (replaying && !live.openRecording(parser.value("replay"), &error)) fail(error, 2);
         return app.exec();
     }
 

@@ -1,0 +1,93 @@
+#include "app/viewer/LiveTransport.h"
+
+#include "app/transport/SessionClient.h"
+#include "app/transport/SessionServer.h"
+
+#include <iostream>
+
+namespace atrium::app {
+
+namespace {
+
+using namespace atrium::session;
+
+void logLine(const std::string& line) { std::cerr << "atrium: live session: " << line << "\n"; }
+
+class Host : public widgets::LiveHost {
+public:
+    explicit Host(transport::ServerOptions o) : server_(std::move(o)) {}
+    QString code() const override { return QString::fromStdString(server_.code()); }
+    QString secret() const override { return QString::fromStdString(server_.lecturerSecret()); }
+    QStringList urls() const override {
+        QStringList out;
+        for (const auto& h : transport::localAddresses()) out << QString::fromStdString(server_.url(h));
+        return out;
+    }
+    double now() const override { return server_.now(); }
+    bool drive(const Message& m) override { return server_.drive(m); }
+    SessionState state() const override { return server_.state(); }
+    std::vector<Member> roster() const override { return server_.roster(); }
+    void startRecording(const std::filesystem::path& file) override { server_.startRecording(file); }
+    std::uint64_t stopRecording() override { return server_.stopRecording(); }
+    bool recording() const override { return server_.recording(); }
+    void setNotify(std::function<void()> notify) override { server_.setNotify(std::move(notify)); }
+
+private:
+    transport::SessionServer server_;
+};
+
+class Guest : public widgets::LiveGuest {
+public:
+    explicit Guest(transport::ClientOptions o) : url_(QString::fromStdString(o.url)), client_(std::move(o)) {}
+    QString url() const override { return url_; }
+    bool joined() const override { return client_.link() == transport::LinkState::Joined; }
+    bool synced() const override { return client_.synced(); }
+    SessionState state() const override { return client_.state(); }
+    double lecturerNow() const override { return client_.lecturerNow(); }
+    std::optional<narrative::CameraPose> pose() override { return client_.pose(); }
+    bool following() const override { return client_.following(); }
+    bool setFollowing(bool following) override { return client_.setFollowing(following); }
+    bool maySteer() const override { return client_.maySteer(); }
+    bool drive(const Message& m) override { return client_.drive(m); }
+    int memberId() const override { return client_.memberId(); }
+    std::vector<widgets::LiveEvent> takeEvents() override {
+        std::vector<widgets::LiveEvent> out;
+        for (transport::ClientEvent& e : client_.takeEvents()) {
+            using K = transport::ClientEvent::Kind;
+            using W = widgets::LiveEvent::Kind;
+            const W kind = e.kind == K::Joined ? W::Joined
+                           : e.kind == K::Applied ? W::Applied
+                           : e.kind == K::Disconnected ? W::Disconnected
+                                                       : W::Refused;
+            out.push_back({kind, std::move(e.message), QString::fromStdString(e.reason)});
+        }
+        return out;
+    }
+    void setNotify(std::function<void()> notify) override { client_.setNotify(std::move(notify)); }
+
+private:
+    QString url_;
+    transport::SessionClient client_;
+};
+
+} // namespace
+
+std::unique_ptr<widgets::LiveHost> LiveTransport::host(const widgets::LiveHostOptions& options) {
+    transport::ServerOptions o;
+    o.port = options.port;
+    o.package = options.package;
+    o.log = logLine;
+    return std::make_unique<Host>(std::move(o));
+}
+
+std::unique_ptr<widgets::LiveGuest> LiveTransport::join(const widgets::LiveJoinOptions& options) {
+    transport::ClientOptions o;
+    o.url = options.url.toStdString();
+    o.code = options.code.trimmed().toUpper().toStdString();
+    o.name = options.name.toStdString();
+    if (options.secret) o.secret = options.secret->toStdString();
+    o.log = logLine;
+    return std::make_unique<Guest>(std::move(o));
+}
+
+} // namespace atrium::app

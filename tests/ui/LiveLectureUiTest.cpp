@@ -1,0 +1,214 @@
+// The live lecture in real windows under Xvfb, over a real socket on loopback: a
+// lecturing window and a following one in the same process, each with its own view,
+// heart and simulation, as two apps would be.
+#include "UiTestSupport.h"
+
+#include "app/viewer/LiveTransport.h"
+#include "session/Recording.h"
+#include "widgets/LectureUi.h"
+#include "widgets/LiveLecturePanel.h"
+#include "widgets/LiveLectureUi.h"
+#include "widgets/MainWindow.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativePlayback.h"
+#include "widgets/NarrativeWorkspace.h"
+#include "widgets/SceneView.h"
+#include "widgets/SimulationRunner.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QMouseEvent>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <numbers>
+
+using namespace atrium;
+using atrium::test::waitFor;
+using widgets::LiveLectureUi;
+using widgets::MainWindow;
+
+namespace {
+
+const QString kLecture = ATRIUM_SAMPLE_LECTURE;
+
+std::unique_ptr<MainWindow> openLecture() {
+    widgets::ViewerOptions options;
+    options.lecture = kLecture;
+    options.particleBudget = 2000;
+    options.persistSettings = false;
+    options.headless = true;
+    auto w = std::make_unique<MainWindow>(options);
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
+    w->resize(900, 600);
+    w->show();
+    EXPECT_TRUE(waitFor([&] { return loaded && w->lectureUi()->lecture(); }, 240)) << "the lecture did not load";
+    return w;
+}
+
+double degreesBetween(const narrative::CameraPose& a, const narrative::CameraPose& b) {
+    return 2.0 * std::asin(std::min(1.0, narrative::length(a.forward() - b.forward()) / 2.0)) * 180.0 / std::numbers::pi;
+}
+
+bool sameCamera(MainWindow& a, MainWindow& b) {
+    const auto& pa = a.sceneView()->camera().pose();
+    const auto& pb = b.sceneView()->camera().pose();
+    return narrative::length(pa.position() - pb.position()) < 1.0 && degreesBetween(pa, pb) < 0.1;
+}
+
+/// Mean absolute difference of two images, 0..255 per channel.
+double meanDifference(const QImage& a, const QImage& b) {
+    const QImage x = a.convertToFormat(QImage::Format_RGB32), y = b.convertToFormat(QImage::Format_RGB32);
+    if (x.size() != y.size()) return 255.0;
+    double sum = 0;
+    for (int r = 0; r < x.height(); ++r) {
+        const auto* p = reinterpret_cast<const QRgb*>(x.constScanLine(r));
+        const auto* q = reinterpret_cast<const QRgb*>(y.constScanLine(r));
+        for (int c = 0; c < x.width(); ++c)
+            sum += std::abs(qRed(p[c]) - qRed(q[c])) + std::abs(qGreen(p[c]) - qGreen(q[c])) + std::abs(qBlue(p[c]) - qBlue(q[c]));
+    }
+    return sum / (3.0 * x.width() * x.height());
+}
+
+void click(MainWindow& w) {
+    QWidget* view = w.sceneView();
+    QTest::mousePress(view, Qt::LeftButton, {}, view->rect().center());
+    QTest::mouseRelease(view, Qt::LeftButton, {}, view->rect().center());
+}
+
+} // namespace
+
+TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
+    auto lecturerWindow = openLecture();
+    auto studentWindow = openLecture();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    LiveLectureUi student(studentWindow.get(), service, false);
+
+    QString error;
+    ASSERT_TRUE(lecturer.startLecture(0, &error)) << error.toStdString();
+    EXPECT_EQ(lecturer.panel()->shownCode(), lecturer.host()->code());
+    EXPECT_FALSE(lecturer.panel()->shownQr().isNull());
+    const QString loopback = lecturer.host()->urls().back();
+    ASSERT_TRUE(loopback.startsWith("ws://127.0.0.1:")) << loopback.toStdString();
+    ASSERT_TRUE(student.join({loopback, lecturer.host()->code(), "Ana", std::nullopt}, &error)) << error.toStdString();
+    ASSERT_TRUE(waitFor([&] { return student.guest()->synced(); }, 20));
+    ASSERT_TRUE(waitFor([&] { return lecturer.panel()->rosterRows() == 1; }, 10));
+
+    // The lecturer shows the narrative's third node (which holds the heart at 0.7), then
+    // holds it at 0.3 instead and hides the blood, so that the pictures depend only on
+    // the camera, the wall and the view.
+    ASSERT_TRUE(lecturerWindow->narratives()->playback()->jumpTo(2));
+    QTest::qWait(100);
+    narrative::ViewState still;
+    still.heartRunning = false;
+    still.heartPhase = 0.3;
+    still.bloodVisible = false;
+    still.colouring = narrative::BloodColouring::Speed;
+    lecturerWindow->applyViewState(still);
+    ASSERT_TRUE(waitFor([&] { return sameCamera(*lecturerWindow, *studentWindow); }, 20)) << "the student's camera did not follow";
+    const auto* studentPlayback = studentWindow->narratives()->playback();
+    ASSERT_TRUE(waitFor([&] { return studentPlayback->active() && studentPlayback->frame().node == 2; }, 10));
+    auto held = [](MainWindow& w) {
+        const auto* r = w.sceneView()->runner();
+        const auto s = w.sceneView()->shownSnapshot();
+        return r && r->paused() && !r->pendingHold() && s && std::abs(s->cyclePhase - 0.3) < 0.02;
+    };
+    ASSERT_TRUE(waitFor([&] { return held(*lecturerWindow) && held(*studentWindow); }, 60))
+        << "the hearts did not stop at 0.3: lecturer at " << lecturerWindow->sceneView()->shownSnapshot()->cyclePhase
+        << ", student at " << studentWindow->sceneView()->shownSnapshot()->cyclePhase;
+    EXPECT_FALSE(studentWindow->currentViewState().bloodVisible.value_or(true));
+    EXPECT_EQ(studentWindow->currentViewState().colouring, narrative::BloodColouring::Speed);
+
+    const QSize size(480, 300);
+    const QImage a = lecturerWindow->sceneView()->renderImage(size);
+    const QImage b = studentWindow->sceneView()->renderImage(size);
+    if (!qEnvironmentVariableIsEmpty("ATRIUM_LIVE_TEST_IMAGES")) {
+        a.save(qEnvironmentVariable("ATRIUM_LIVE_TEST_IMAGES") + "/lecturer.png");
+        b.save(qEnvironmentVariable("ATRIUM_LIVE_TEST_IMAGES") + "/student.png");
+    }
+    const double difference = meanDifference(a, b);
+    std::cout << "mean pixel difference between the lecturer's and the student's view: " << difference << " / 255\n";
+    EXPECT_LT(difference, 4.0); // the held phases may differ by a sub-step
+    QImage black(size, QImage::Format_RGB32);
+    black.fill(Qt::black);
+    EXPECT_GT(meanDifference(a, black), 5.0); // the picture shows something
+
+    // The student explores with the mouse; the lecturer sees it; F brings it back.
+    click(*studentWindow);
+    EXPECT_FALSE(student.following());
+    ASSERT_TRUE(waitFor([&] {
+        const auto r = lecturer.host()->roster();
+        return r.size() == 1 && !r[0].following;
+    }, 10));
+    studentWindow->activateWindow();
+    ASSERT_TRUE(QTest::qWaitForWindowActive(studentWindow.get()));
+    QTest::keyClick(studentWindow->sceneView(), Qt::Key_F);
+    EXPECT_TRUE(student.following());
+
+    // While the lecturer holds attention, exploring is refused.
+    lecturer.setHoldAttention(true);
+    ASSERT_TRUE(waitFor([&] { return student.guest()->state().attention == session::Attention::Hold; }, 10));
+    click(*studentWindow);
+    EXPECT_TRUE(student.following());
+    lecturer.setHoldAttention(false);
+
+    // The floor: the student presents, and its camera drives the lecturer's server.
+    ASSERT_TRUE(lecturer.handFloor(student.guest()->memberId()));
+    ASSERT_TRUE(waitFor([&] { return student.guest()->maySteer(); }, 10));
+    const narrative::CameraPose presented({5, -150, 20}, 0.1, 0.05);
+    studentWindow->sceneView()->camera().setPose(presented);
+    ASSERT_TRUE(waitFor([&] {
+        const auto p = lecturer.host()->state().pose;
+        return p && narrative::length(p->pose.position() - presented.position()) < 1e-6;
+    }, 10));
+    ASSERT_TRUE(lecturer.handFloor(std::nullopt));
+    ASSERT_TRUE(waitFor([&] { return !student.guest()->maySteer(); }, 10));
+}
+
+TEST(LiveLectureUi, ARecordedLectureReplaysInTheWindow) {
+    auto lecturerWindow = openLecture();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    QTemporaryDir dir;
+    const QString file = dir.filePath("lecture.atriumrec");
+    QString error;
+    ASSERT_TRUE(lecturer.startRecording(file, &error)) << error.toStdString();
+    // The camera moves over a second, then rests.
+    for (int i = 0; i <= 30; ++i) {
+        lecturerWindow->sceneView()->camera().setPose(narrative::CameraPose({double(i), -150, 10}, 0.01 * i, 0));
+        QTest::qWait(33);
+    }
+    QTest::qWait(200);
+    const narrative::CameraPose last = lecturerWindow->sceneView()->camera().pose();
+    lecturer.stopRecording();
+    lecturer.stop();
+
+    LiveLectureUi replay(lecturerWindow.get(), service, false);
+    lecturerWindow->sceneView()->camera().setPose(narrative::CameraPose({0, 0, 0}, 0, 0));
+    ASSERT_TRUE(replay.openRecording(file, &error)) << error.toStdString();
+    EXPECT_GT(replay.replayLength(), 0.5);
+    replay.seekReplay(replay.replayLength());
+    ASSERT_TRUE(waitFor([&] {
+        return narrative::length(lecturerWindow->sceneView()->camera().pose().position() - last.position()) < 1e-6;
+    }, 10));
+    replay.seekReplay(0.0);
+    replay.setReplayPlaying(false);
+    ASSERT_TRUE(waitFor([&] { return lecturerWindow->sceneView()->camera().pose().position().x < 1.0; }, 10));
+}
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
+    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("AtriumTest");
+    QApplication::setApplicationName("AtriumLiveLectureUiTest");
+    return RUN_ALL_TESTS();
+}

@@ -1,0 +1,686 @@
+#include "widgets/LiveLectureUi.h"
+
+#include "session/ContentIdentity.h"
+#include "session/Recording.h"
+#include "widgets/Lecture.h"
+#include "widgets/LectureUi.h"
+#include "widgets/LiveLecturePanel.h"
+#include "widgets/MainWindow.h"
+#include "widgets/MakeAction.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativePlayback.h"
+#include "widgets/NarrativeWorkspace.h"
+#include "widgets/ResourceViewer.h"
+#include "widgets/SceneView.h"
+#include "widgets/SimulationRunner.h"
+
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QDialog>
+#include <QDialogButtonBox>
+#include <QInputDialog>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QSlider>
+#include <QSpinBox>
+#include <QStatusBar>
+#include <QUrlQuery>
+#include <QUrl>
+
+#include <cmath>
+
+namespace atrium::widgets {
+
+using namespace atrium::session;
+
+namespace {
+
+narrative::ViewState toViewState(const ViewSettings& v) {
+    narrative::ViewState s;
+    s.colouring = v.colouring;
+    s.fluid = v.fluid;
+    s.wallOpacity = v.opacity;
+    s.clipping = v.clipping;
+    s.wireframe = v.wireframe;
+    s.bloodVisible = v.blood;
+    return s;
+}
+
+bool sameNarrative(const NarrativeState& a, const NarrativeState& b, double now) {
+    return a.index == b.index && a.playing == b.playing && a.loop == b.loop && a.keys == b.keys && a.entry == b.entry &&
+           std::abs(a.timeAt(now) - b.timeAt(now)) < 0.05;
+}
+
+bool isNavigationKey(int key) {
+    switch (key) {
+    case Qt::Key_W: case Qt::Key_A: case Qt::Key_S: case Qt::Key_D: case Qt::Key_Q: case Qt::Key_E:
+    case Qt::Key_Up: case Qt::Key_Down: case Qt::Key_Left: case Qt::Key_Right: case Qt::Key_H:
+        return true;
+    default:
+        return false;
+    }
+}
+
+} // namespace
+
+LiveLectureUi::LiveLectureUi(MainWindow* window, std::shared_ptr<LiveSessionService> service, bool interactive)
+    : QObject(window), window_(window), service_(std::move(service)), interactive_(interactive) {
+    panel_ = new LiveLecturePanel(window);
+    dock_ = new QDockWidget("Live lecture", window);
+    dock_->setObjectName("liveLectureDock");
+    dock_->setWidget(panel_);
+    window->addDockWidget(Qt::RightDockWidgetArea, dock_);
+    dock_->hide();
+    pointer_ = new QLabel(window->sceneView());
+    pointer_->setStyleSheet("QLabel { color: white; background: rgba(200, 30, 30, 200); border: 2px solid white;"
+                            " border-radius: 9px; padding: 1px 6px; }");
+    pointer_->hide();
+    buildActions();
+    window->sceneView()->installEventFilter(this);
+    connect(window->sceneView(), &SceneView::cameraAdvanced, this, &LiveLectureUi::onFrame);
+
+    connect(panel_->holdButton(), &QPushButton::toggled, this, &LiveLectureUi::setHoldAttention);
+    connect(panel_->recordButton(), &QPushButton::toggled, this, &LiveLectureUi::toggleRecording);
+    connect(panel_->floorButton(), &QPushButton::clicked, this, [this] {
+        if (const auto m = panel_->selectedMember()) handFloor(*m);
+    });
+    connect(panel_->takeBackButton(), &QPushButton::clicked, this, [this] { handFloor(std::nullopt); });
+    connect(panel_->replayPlayButton(), &QPushButton::clicked, this, [this] { setReplayPlaying(!replayPlaying_); });
+    connect(panel_->replaySlider(), &QSlider::valueChanged, this,
+            [this](int v) { seekReplay(replayLength() * v / 1000.0); });
+}
+
+LiveLectureUi::~LiveLectureUi() = default;
+
+void LiveLectureUi::buildActions() {
+    menu_ = window_->menuBar()->addMenu("&Live");
+    start_ = makeAction(this, "Start lecture...", {}, "Serve the open lecture: students join with the code shown");
+    join_ = makeAction(this, "Join lecture...", {}, "Follow a lecturer's view: give the URL and the join code");
+    replayAction_ = makeAction(this, "Replay recording...", {}, "Play a recorded lecture in this window, with seeking");
+    stop_ = makeAction(this, "Leave", {}, "End the lecture, leave it or close the replay");
+    follow_ = makeAction(this, "Follow the lecturer", QKeySequence(Qt::Key_F),
+                         "Return to the lecturer's view after exploring on your own", true);
+    hold_ = makeAction(this, "Hold attention", {}, "Students follow your view and cannot leave until you release them", true);
+    record_ = makeAction(this, "Record lecture", {}, "Save what the students receive, to replay later", true);
+    connect(start_, &QAction::triggered, this, &LiveLectureUi::askStart);
+    connect(join_, &QAction::triggered, this, &LiveLectureUi::askJoin);
+    connect(replayAction_, &QAction::triggered, this, &LiveLectureUi::askReplay);
+    connect(stop_, &QAction::triggered, this, &LiveLectureUi::stop);
+    connect(follow_, &QAction::triggered, this, [this](bool on) {
+        if (!setFollowing(on)) follow_->setChecked(true);
+    });
+    connect(hold_, &QAction::toggled, this, [this](bool on) { panel_->holdButton()->setChecked(on); });
+    connect(record_, &QAction::toggled, this, [this](bool on) { panel_->recordButton()->setChecked(on); });
+    for (QAction* a : {start_, join_, replayAction_}) menu_->addAction(a);
+    menu_->addSeparator();
+    for (QAction* a : {follow_, hold_, record_}) menu_->addAction(a);
+    menu_->addSeparator();
+    menu_->addAction(stop_);
+    menu_->addAction(dock_->toggleViewAction());
+    window_->addAction(follow_); // F works wherever the focus is
+    reset();
+}
+
+void LiveLectureUi::reset() {
+    const bool idle = !host_ && !guest_ && !replay_;
+    start_->setEnabled(idle);
+    join_->setEnabled(idle);
+    replayAction_->setEnabled(idle);
+    stop_->setEnabled(!idle);
+    stop_->setText(host_ ? "End lecture" : guest_ ? "Leave lecture" : replay_ ? "Close replay" : "Leave");
+    follow_->setEnabled(guest_ != nullptr);
+    hold_->setEnabled(host_ != nullptr);
+    record_->setEnabled(host_ != nullptr);
+    if (idle) {
+        panel_->clear();
+        pointer_->hide();
+    }
+}
+
+void LiveLectureUi::showMessage(const QString& text, int ms) { window_->statusBar()->showMessage(text, ms); }
+
+// ---- starting and stopping -------------------------------------------------------------
+
+bool LiveLectureUi::startLecture(int port, QString* error) {
+    stop();
+    LiveHostOptions o;
+    o.port = port;
+    if (Lecture* lecture = window_->lectureUi()->lecture()) o.package = lecture->path().toStdString();
+    try {
+        host_ = service_->host(o);
+    } catch (const std::exception& e) {
+        if (error) *error = QString("Cannot start the lecture: %1").arg(e.what());
+        return false;
+    }
+    host_->setNotify([this] {
+        if (newsPosted_) return;
+        newsPosted_ = true;
+        QMetaObject::invokeMethod(this, &LiveLectureUi::onNews, Qt::QueuedConnection);
+    });
+    sampler_.reset();
+    sentNarrative_.reset();
+    sentSim_.reset();
+    sentView_.reset();
+    sentResource_.reset();
+    panel_->showHosting(host_->code(), host_->urls(), host_->secret());
+    dock_->show();
+    reset();
+    publish();
+    showMessage("Lecturing: students join at " + host_->urls().front() + " with the code " + host_->code(), 15000);
+    Q_EMIT statusChanged();
+    return true;
+}
+
+bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {
+    stop();
+    LiveJoinOptions o = given;
+    // A URL from the QR code carries the code: ws://HOST:PORT/?code=CODE.
+    const QUrl url(o.url);
+    const QString code = QUrlQuery(url.query()).queryItemValue("code");
+    if (o.code.isEmpty() && !code.isEmpty()) o.code = code;
+    if (o.code.isEmpty()) {
+        if (error) *error = "Give the join code the lecturer shows";
+        return false;
+    }
+    if (o.name.isEmpty()) o.name = qEnvironmentVariable("USER", "student");
+    try {
+        guest_ = service_->join(o);
+    } catch (const std::exception& e) {
+        if (error) *error = QString("Cannot join: %1").arg(e.what());
+        return false;
+    }
+    guest_->setNotify([this] {
+        if (newsPosted_) return;
+        newsPosted_ = true;
+        QMetaObject::invokeMethod(this, &LiveLectureUi::onNews, Qt::QueuedConnection);
+    });
+    applied_.reset();
+    presenting_ = false;
+    panel_->showStatus("Connecting to " + o.url + " ...");
+    dock_->show();
+    follow_->setChecked(true);
+    reset();
+    Q_EMIT statusChanged();
+    return true;
+}
+
+bool LiveLectureUi::openRecording(const QString& path, QString* error) {
+    stop();
+    try {
+        replay_ = std::make_unique<SessionReplay>(Recording::read(path.toStdString()));
+    } catch (const std::exception& e) {
+        if (error) *error = e.what();
+        return false;
+    }
+    applied_.reset();
+    replayAt_ = 0.0;
+    replayPlaying_ = true;
+    replayClock_.start();
+    panel_->showStatus("Replaying " + QFileInfo(path).fileName());
+    panel_->showReplay(0.0, replayLength(), true);
+    dock_->show();
+    reset();
+    Q_EMIT statusChanged();
+    return true;
+}
+
+void LiveLectureUi::stop() {
+    if (host_ && host_->recording()) stopRecording();
+    const bool wasActive = host_ || guest_ || replay_;
+    host_.reset();
+    guest_.reset();
+    replay_.reset();
+    applied_.reset();
+    presenting_ = false;
+    hold_->setChecked(false);
+    record_->setChecked(false);
+    reset();
+    if (wasActive) Q_EMIT statusChanged();
+}
+
+// ---- the menu's dialogs ----------------------------------------------------------------
+
+void LiveLectureUi::askStart() {
+    bool ok = false;
+    const int port = QInputDialog::getInt(window_, "Start lecture",
+                                          "Port for students to connect to (0: any free port):", 0, 0, 65535, 1, &ok);
+    if (!ok) return;
+    QString error;
+    if (!startLecture(port, &error)) QMessageBox::warning(window_, "Atrium", error);
+}
+
+void LiveLectureUi::askJoin() {
+    QDialog dialog(window_);
+    dialog.setWindowTitle("Join lecture");
+    auto* form = new QFormLayout(&dialog);
+    auto* url = new QLineEdit("ws://", &dialog);
+    auto* code = new QLineEdit(&dialog);
+    auto* name = new QLineEdit(qEnvironmentVariable("USER"), &dialog);
+    url->setToolTip("The address the lecturer shows, e.g. ws://192.168.1.20:40123");
+    code->setToolTip("The join code the lecturer shows");
+    form->addRow("URL", url);
+    form->addRow("Join code", code);
+    form->addRow("Your name", name);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted) return;
+    QString error;
+    if (!join({url->text().trimmed(), code->text().trimmed().toUpper(), name->text().trimmed(), std::nullopt}, &error))
+        QMessageBox::warning(window_, "Atrium", error);
+}
+
+void LiveLectureUi::askReplay() {
+    const QString path = QFileDialog::getOpenFileName(window_, "Replay recording", {}, "Lecture recordings (*.atriumrec);;All files (*)");
+    if (path.isEmpty()) return;
+    QString error;
+    if (!openRecording(path, &error)) QMessageBox::warning(window_, "Atrium", error);
+}
+
+// ---- lecturer --------------------------------------------------------------------------
+
+void LiveLectureUi::setHoldAttention(bool hold) {
+    if (!host_) return;
+    host_->drive(msg::AttentionMode{0, hold ? Attention::Hold : Attention::Free});
+    hold_->setChecked(hold);
+    showMessage(hold ? "Attention held: every student follows your view" : "Attention released: students may explore");
+}
+
+bool LiveLectureUi::handFloor(std::optional<int> member) {
+    if (!host_ || !host_->drive(msg::Floor{0, member})) return false;
+    sampler_.reset(); // when the floor comes back, the lecturer's view is sent afresh
+    showMessage(member ? "A student presents: their view drives everyone's" : "You have the floor again");
+    return true;
+}
+
+bool LiveLectureUi::startRecording(const QString& path, QString* error) {
+    if (!host_) return false;
+    try {
+        host_->startRecording(path.toStdString());
+    } catch (const std::exception& e) {
+        if (error) *error = e.what();
+        return false;
+    }
+    const QSignalBlocker block(record_);
+    record_->setChecked(true);
+    return true;
+}
+
+void LiveLectureUi::stopRecording() {
+    if (!host_ || !host_->recording()) return;
+    try {
+        const auto n = host_->stopRecording();
+        showMessage(QString("Recording saved (%1 messages)").arg(n));
+    } catch (const std::exception& e) {
+        showMessage(QString("The recording could not be saved: %1").arg(e.what()));
+    }
+    const QSignalBlocker block(record_);
+    record_->setChecked(false);
+}
+
+void LiveLectureUi::toggleRecording(bool on) {
+    if (!host_) return;
+    if (!on) return stopRecording();
+    if (host_->recording()) return;
+    const QString path = interactive_ ? QFileDialog::getSaveFileName(window_, "Record lecture", "lecture.atriumrec",
+                                                                     "Lecture recordings (*.atriumrec)")
+                                      : QString();
+    QString error;
+    if (path.isEmpty() || !startRecording(path, &error)) {
+        const QSignalBlocker block(panel_->recordButton());
+        panel_->recordButton()->setChecked(false);
+        if (!error.isEmpty()) QMessageBox::warning(window_, "Atrium", "Cannot record: " + error);
+    }
+}
+
+NarrativeState LiveLectureUi::currentNarrative(double now) const {
+    const NarrativePlayback* pb = window_->narratives()->playback();
+    NarrativeState n;
+    n.at = now;
+    if (!pb->active()) return n;
+    n.index = window_->narratives()->editor()->currentIndex();
+    n.time = pb->player().time();
+    n.playing = pb->playing();
+    n.loop = pb->loop();
+    n.keys = pb->player().keyPresses();
+    n.entry = pb->player().options().entryFrom;
+    return n;
+}
+
+SimState LiveLectureUi::currentSim(double now) const {
+    const narrative::ViewState v = window_->currentViewState();
+    const SimulationChoices& c = window_->simulationChoices();
+    SimState s;
+    s.running = v.heartRunning.value_or(true);
+    const auto snapshot = window_->sceneView()->shownSnapshot();
+    s.phase = std::clamp(snapshot ? snapshot->cyclePhase : 0.0, 0.0, 0.999999);
+    if (v.heartPhase) s.phase = *v.heartPhase;
+    s.at = now;
+    s.rateBpm = c.heartRateBpm;
+    s.particles = c.particleBudget;
+    s.viscosity = c.viscosityMilliPaS;
+    s.soundSpeed = c.soundSpeed;
+    s.resets = resets_;
+    return s;
+}
+
+ViewSettings LiveLectureUi::currentView() const {
+    const narrative::ViewState v = window_->currentViewState();
+    ViewSettings s;
+    s.colouring = v.colouring.value_or(s.colouring);
+    s.fluid = v.fluid.value_or(s.fluid);
+    s.opacity = v.wallOpacity.value_or(s.opacity);
+    s.clipping = v.clipping.value_or(s.clipping);
+    s.clipping.offset = std::clamp(s.clipping.offset, -1.0, 1.0);
+    s.wireframe = v.wireframe.value_or(false);
+    s.blood = v.bloodVisible.value_or(true);
+    return s;
+}
+
+void LiveLectureUi::publish() {
+    if (!host_ || host_->state().floor) return; // a presenting student drives meanwhile
+    const double now = host_->now();
+    for (const PoseSample& s : sampler_.update(window_->sceneView()->camera().pose(), now)) host_->drive(msg::Pose{s});
+
+    const NarrativeState n = currentNarrative(now);
+    if (!sentNarrative_ || !sameNarrative(*sentNarrative_, n, now)) {
+        host_->drive(msg::Narrative{0, n});
+        sentNarrative_ = n;
+    }
+    const ViewSettings v = currentView();
+    if (!sentView_ || !(*sentView_ == v)) {
+        host_->drive(msg::View{0, v});
+        sentView_ = v;
+    }
+    const void* runner = window_->sceneView()->runner();
+    if (runner != runner_ && runner_ && runner) ++resets_; // the blood was started again
+    runner_ = runner;
+    SimState s = currentSim(now);
+    const bool changed = !sentSim_ || sentSim_->running != s.running || sentSim_->rateBpm != s.rateBpm ||
+                         sentSim_->particles != s.particles || sentSim_->viscosity != s.viscosity ||
+                         sentSim_->soundSpeed != s.soundSpeed || sentSim_->resets != s.resets ||
+                         (!s.running && std::abs(sentSim_->phase - s.phase) > 1e-3);
+    if (changed) {
+        host_->drive(msg::Sim{0, s});
+        sentSim_ = s;
+    }
+    const std::string shown = window_->lectureUi()->resourceViewer()->isVisible()
+                                  ? window_->lectureUi()->resourceViewer()->shownId()
+                                  : std::string();
+    const std::optional<std::string> resource = shown.empty() ? std::nullopt : std::optional(shown);
+    if (resource != sentResource_) {
+        host_->drive(msg::Resource{0, resource});
+        sentResource_ = resource;
+    }
+}
+
+// ---- student ---------------------------------------------------------------------------
+
+bool LiveLectureUi::following() const { return guest_ && guest_->following(); }
+
+bool LiveLectureUi::setFollowing(bool on) {
+    if (!guest_) return false;
+    if (!guest_->setFollowing(on)) {
+        showMessage("The lecturer holds attention: you follow until released");
+        return false;
+    }
+    follow_->setChecked(on);
+    if (on && applied_) applyState(*applied_, guest_->lecturerNow(), true); // back in step
+    if (!on) {
+        window_->narratives()->playback()->stop(); // the camera is the student's
+        showMessage("Exploring on your own: F returns to the lecturer's view");
+    }
+    refreshPanel();
+    Q_EMIT statusChanged();
+    return true;
+}
+
+void LiveLectureUi::onNews() {
+    newsPosted_ = false;
+    if (host_) {
+        panel_->showRoster(host_->roster());
+        Q_EMIT statusChanged();
+        return;
+    }
+    if (!guest_) return;
+    bool changed = false;
+    for (const LiveEvent& e : guest_->takeEvents()) {
+        switch (e.kind) {
+        case LiveEvent::Kind::Joined:
+            showMessage("Joined the lecture at " + guest_->url());
+            break;
+        case LiveEvent::Kind::Applied:
+            changed = true;
+            break;
+        case LiveEvent::Kind::Disconnected:
+            showMessage("The connection to the lecturer dropped (" + e.reason + "): reconnecting, your view stays", 10000);
+            break;
+        case LiveEvent::Kind::Refused:
+            showMessage("The lecture refused to let you in: " + e.reason, 15000);
+            if (interactive_) QMessageBox::warning(window_, "Atrium", "The lecture refused to let you in: " + e.reason);
+            break;
+        }
+    }
+    if (changed && guest_) applyState(guest_->state(), guest_->lecturerNow());
+    refreshPanel();
+    Q_EMIT statusChanged();
+}
+
+void LiveLectureUi::refreshPanel() {
+    if (!guest_) return;
+    QString text;
+    if (!guest_->joined()) text = "Connecting to " + guest_->url() + " ...";
+    else if (!guest_->synced()) text = "Joined " + guest_->url() + ", catching up ...";
+    else if (presenting_) text = "You have the floor: your view drives everyone's.";
+    else if (guest_->following())
+        text = applied_ && applied_->attention == Attention::Hold ? "Following: the lecturer holds attention."
+                                                                   : "Following the lecturer.";
+    else text = "Exploring on your own: press F to follow the lecturer again.";
+    if (!contentNote_.isEmpty()) text += "\n" + contentNote_;
+    panel_->showStatus(text);
+    follow_->setChecked(guest_->following());
+}
+
+void LiveLectureUi::applyState(const SessionState& s, double now, bool force) {
+    const SessionState before = applied_.value_or(SessionState{});
+    const bool first = !applied_ || force;
+    applied_ = s;
+    if (first || s.content != before.content) checkContent(s.content);
+    if (guest_) {
+        const bool mine = s.floor && *s.floor == guest_->memberId();
+        if (mine != presenting_) {
+            presenting_ = mine;
+            sampler_.reset();
+            showMessage(mine ? "You have the floor: your view drives everyone's until the lecturer takes it back"
+                             : "The lecturer has the floor again");
+        }
+    }
+    const bool follow = replay_ || (guest_ && guest_->following() && !presenting_);
+    if (!follow) return;
+    // The narrative first: its nodes' view states, then the lecturer's own view and heart over them.
+    if (first || !(s.narrative == before.narrative)) applyNarrative(s.narrative, now);
+    if (first || !(s.view == before.view)) window_->applyViewState(toViewState(s.view));
+    if (first || !(s.sim == before.sim)) applySim(s.sim);
+    if (first || s.resource != before.resource) {
+        if (s.resource) window_->lectureUi()->openResource(QString::fromStdString(*s.resource));
+        else if (before.resource) window_->lectureUi()->resourceViewer()->closePanel();
+    }
+    if (first || s.pointer != before.pointer) applyPointer(s.pointer);
+}
+
+void LiveLectureUi::applyNarrative(const NarrativeState& n, double now) {
+    NarrativeWorkspace* ws = window_->narratives();
+    NarrativePlayback* pb = ws->playback();
+    if (n.index < 0) {
+        pb->stop();
+        return;
+    }
+    const int count = int(ws->editor()->document().narratives.size());
+    if (n.index >= count) {
+        showMessage(QString("The lecturer plays narrative %1, which the lecture open here does not have").arg(n.index + 1));
+        return;
+    }
+    const bool restart = !pb->active() || ws->editor()->currentIndex() != n.index || pb->player().options().entryFrom != n.entry;
+    if (restart) {
+        pb->stop();
+        if (ws->editor()->currentIndex() != n.index) ws->editor()->setCurrentIndex(n.index);
+        // The same timeline as the lecturer's: with a flight from where their camera was.
+        if (n.entry) {
+            window_->sceneView()->camera().setPose(*n.entry);
+            pb->play();
+        } else {
+            pb->seek(0.0);
+        }
+    }
+    pb->setLoop(n.loop);
+    const double t = n.timeAt(now);
+    if (pb->player().keyPresses() != n.keys) // the key presses that continued waits, at their times
+        for (double k : n.keys) {
+            if (k > t) break;
+            pb->seek(k);
+            pb->continueWaiting();
+        }
+    pb->seek(t);
+    if (n.playing) pb->play();
+    else pb->pause();
+}
+
+void LiveLectureUi::applySim(const SimState& s) {
+    SimulationChoices c = window_->simulationChoices();
+    const bool restart = c.particleBudget != s.particles || std::abs(c.viscosityMilliPaS - s.viscosity) > 1e-9 ||
+                         std::abs(c.soundSpeed - s.soundSpeed) > 1e-9 || (applied_ && resets_ != s.resets);
+    resets_ = s.resets;
+    if (restart) {
+        c.particleBudget = s.particles;
+        c.viscosityMilliPaS = s.viscosity;
+        c.soundSpeed = s.soundSpeed;
+        c.heartRateBpm = s.rateBpm;
+        window_->restartSimulation(c);
+    }
+    narrative::ViewState v;
+    v.heartRateBpm = s.rateBpm;
+    v.heartRunning = s.running;
+    if (!s.running) v.heartPhase = s.phase;
+    window_->applyViewState(v);
+}
+
+void LiveLectureUi::applyPointer(const std::optional<Pointer>& pointer) {
+    if (!pointer) {
+        pointer_->hide();
+        return;
+    }
+    pointer_->setText(pointer->label.empty() ? QString("here") : QString::fromStdString(pointer->label));
+    pointer_->adjustSize();
+    pointer_->show();
+}
+
+void LiveLectureUi::checkContent(const std::optional<ContentId>& content) {
+    contentNote_.clear();
+    if (!content || !guest_) return;
+    Lecture* lecture = window_->lectureUi()->lecture();
+    std::optional<ContentId> mine;
+    if (lecture) {
+        try {
+            mine = contentIdOf(lecture->path().toStdString());
+        } catch (const std::exception&) {
+        }
+    }
+    if (mine && mine->hash == content->hash) return;
+    contentNote_ = QString("The lecturer shows %1, which is not the lecture open here: open it to see its narratives "
+                           "and resources (its address: %2/package/%3).")
+                       .arg(QString::fromStdString(content->name),
+                            QString(guest_->url()).replace("ws://", "http://").replace("wss://", "https://"),
+                            QString::fromStdString(content->hash));
+}
+
+// ---- every frame ---------------------------------------------------------------------------
+
+void LiveLectureUi::onFrame(double) {
+    SceneView* view = window_->sceneView();
+    if (host_) {
+        publish();
+    } else if (guest_ && presenting_) {
+        // Presenting: this window's view drives everyone's, through the lecturer's server.
+        const double now = guest_->lecturerNow();
+        for (const PoseSample& s : sampler_.update(view->camera().pose(), now)) guest_->drive(msg::Pose{s});
+    } else if (guest_ && guest_->synced() && guest_->following()) {
+        if (const auto pose = guest_->pose()) view->camera().setPose(*pose);
+        const double now = guest_->lecturerNow();
+        if (applied_ && applied_->narrative.playing && now > nextDriftCheck_) { // keep the player in step
+            nextDriftCheck_ = now + 1.0;
+            const NarrativePlayback* pb = window_->narratives()->playback();
+            if (!pb->active() || std::abs(pb->player().time() - applied_->narrative.timeAt(now)) > 0.1)
+                applyNarrative(applied_->narrative, now);
+        }
+    } else if (replay_) {
+        const double length = replayLength();
+        double at = replayAt_ + (replayPlaying_ ? replayClock_.elapsed() / 1000.0 : 0.0);
+        if (at >= length && replayPlaying_) {
+            at = length;
+            setReplayPlaying(false);
+        }
+        const double t = replay_->start() + at;
+        const SessionState s = replay_->stateAt(t);
+        if (!applied_ || !(s == *applied_)) applyState(s, t);
+        if (const auto pose = replay_->poseAt(t)) view->camera().setPose(*pose);
+        panel_->showReplay(at, length, replayPlaying_);
+    }
+    // The pointer follows its point on the heart.
+    if (pointer_->isVisible() && applied_ && applied_->pointer) {
+        if (const auto p = view->project(applied_->pointer->at, QSizeF(view->size())))
+            pointer_->move(int(p->x()) - pointer_->width() / 2, int(p->y()) - pointer_->height() / 2);
+    }
+}
+
+// ---- replay ----------------------------------------------------------------------------
+
+double LiveLectureUi::replayLength() const { return replay_ ? replay_->end() - replay_->start() : 0.0; }
+
+void LiveLectureUi::seekReplay(double seconds) {
+    if (!replay_) return;
+    replayAt_ = std::clamp(seconds, 0.0, replayLength());
+    replayClock_.restart();
+    if (applied_) applyState(replay_->stateAt(replay_->start() + replayAt_), replay_->start() + replayAt_, true);
+}
+
+void LiveLectureUi::setReplayPlaying(bool playing) {
+    if (!replay_) return;
+    replayAt_ = std::min(replayLength(), replayAt_ + (replayPlaying_ ? replayClock_.elapsed() / 1000.0 : 0.0));
+    if (playing && replayAt_ >= replayLength()) replayAt_ = 0.0;
+    replayPlaying_ = playing;
+    replayClock_.restart();
+}
+
+// ---- input -------------------------------------------------------------------------------------
+
+bool LiveLectureUi::eventFilter(QObject* watched, QEvent* event) {
+    if (watched != window_->sceneView()) return false;
+    const auto type = event->type();
+    // The lecturer points at the heart with Alt+click (Alt+click off the heart removes it).
+    if (host_ && type == QEvent::MouseButtonPress) {
+        auto* e = static_cast<QMouseEvent*>(event);
+        if (e->modifiers() & Qt::AltModifier) {
+            const auto at = window_->sceneView()->pickWall(e->position());
+            std::optional<Pointer> pointer;
+            if (at) pointer = Pointer{*at, ""};
+            host_->drive(msg::PointerAt{0, pointer});
+            showMessage(at ? "Pointing at the heart for everyone (Alt+click elsewhere removes it)" : "Pointer removed");
+            return true;
+        }
+    }
+    if (!guest_ || !guest_->synced() || !guest_->following() || presenting_) return false;
+    const bool takesCamera = type == QEvent::MouseButtonPress || type == QEvent::Wheel ||
+                             (type == QEvent::KeyPress && isNavigationKey(static_cast<QKeyEvent*>(event)->key()));
+    if (!takesCamera) return false;
+    if (!setFollowing(false)) return true; // held: the input is ignored
+    return false;
+}
+
+} // namespace atrium::widgets

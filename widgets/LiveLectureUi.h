@@ -1,0 +1,148 @@
+#pragma once
+// The live lecture in the viewer's window (the Live menu and its dock panel).
+//
+// Lecturer (Live > Start lecture, or `atrium FILE.atrium --lecture`): the window serves
+// the open lecture through the LiveSessionService that app/viewer hands in, shows the
+// join code, URLs, a QR code and who is connected and following, and every frame
+// publishes what changed: the camera (at up to 60 Hz while it moves, nothing while it
+// rests), the narrative's playback state, the view, the heart and the simulation's
+// parameters, the resource open in the resource viewer, and a pointer placed on the
+// heart with Alt+click. It can hold attention, record, and hand the floor to a student.
+//
+// Student (Live > Join lecture, or `atrium --join ws://HOST:PORT --code CODE`): the
+// window follows - its camera plays the lecturer's through the adaptive buffer, its
+// narrative player runs from the lecturer's playback state (so the same overlays and
+// media show), and the view, heart and resources follow - until the student takes the
+// mouse or a navigation key to explore; F returns to following. While the lecturer
+// holds attention, exploring is refused. A student given the floor drives everyone.
+// When the connection drops, the view stays and the transport reconnects and resyncs.
+//
+// Replay (Live > Replay recording): a recorded lecture drives the window as the live one
+// did, with play, pause and seeking.
+
+#include "session/PoseBuffer.h"
+#include "session/Protocol.h"
+#include "widgets/LiveSession.h"
+
+#include <QElapsedTimer>
+#include <QObject>
+#include <QPointer>
+
+#include <memory>
+#include <optional>
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+
+namespace atrium::session {
+class SessionReplay;
+}
+
+namespace atrium::widgets {
+
+class LiveLecturePanel;
+class MainWindow;
+
+class LiveLectureUi : public QObject {
+    Q_OBJECT
+public:
+    /// Adds the Live menu and the (hidden) dock panel to `window`.
+    LiveLectureUi(MainWindow* window, std::shared_ptr<LiveSessionService> service, bool interactive);
+    ~LiveLectureUi() override;
+
+    /// Serves the open lecture (or only the heart on screen when none is open) on
+    /// `port` (0: any). False with `error` set when the server cannot start.
+    bool startLecture(int port, QString* error = nullptr);
+    /// Connects to a lecture; the transport keeps trying in the background. False with
+    /// `error` for a bad URL.
+    bool join(const LiveJoinOptions& options, QString* error = nullptr);
+    /// Replays a recording in the window. False with `error` for a bad file.
+    bool openRecording(const QString& path, QString* error = nullptr);
+    /// Ends the lecture, leaves it or closes the replay.
+    void stop();
+
+    LiveHost* host() const { return host_.get(); }
+    LiveGuest* guest() const { return guest_.get(); }
+    bool replaying() const { return replay_ != nullptr; }
+    /// Student: follows the lecturer (true) or explores; false when refused (held).
+    bool setFollowing(bool following);
+    bool following() const;
+    /// Lecturer: hold attention, hand the floor to a member (nullopt: take it back).
+    void setHoldAttention(bool hold);
+    bool handFloor(std::optional<int> member);
+    bool startRecording(const QString& path, QString* error = nullptr);
+    void stopRecording();
+    /// Replay: seek to `seconds` after the start, play or pause.
+    void seekReplay(double seconds);
+    void setReplayPlaying(bool playing);
+    double replayLength() const;
+
+    QMenu* menu() const { return menu_; }
+    LiveLecturePanel* panel() const { return panel_; }
+    QAction* followAction() const { return follow_; }
+
+Q_SIGNALS:
+    /// Something the panel shows changed (joined, synced, roster, following, ...).
+    void statusChanged();
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+
+private:
+    void buildActions();
+    void onFrame(double dt);
+    void publish();
+    void onNews();
+    /// Applies what changed between the last state applied and `s` (at lecturer time `now`).
+    void applyState(const session::SessionState& s, double now, bool force = false);
+    void applyNarrative(const session::NarrativeState& n, double now);
+    void applySim(const session::SimState& s);
+    void applyPointer(const std::optional<session::Pointer>& pointer);
+    void checkContent(const std::optional<session::ContentId>& content);
+    session::NarrativeState currentNarrative(double now) const;
+    session::SimState currentSim(double now) const;
+    session::ViewSettings currentView() const;
+    void refreshPanel();
+    void showMessage(const QString& text, int ms = 6000);
+    void askStart();
+    void askJoin();
+    void askReplay();
+    void toggleRecording(bool on);
+    void reset();
+
+    MainWindow* window_;
+    std::shared_ptr<LiveSessionService> service_;
+    bool interactive_;
+    std::unique_ptr<LiveHost> host_;
+    std::unique_ptr<LiveGuest> guest_;
+    std::unique_ptr<session::SessionReplay> replay_;
+    QElapsedTimer replayClock_;
+    double replayAt_ = 0.0; ///< seconds into the recording when replayClock_ started
+    bool replayPlaying_ = false;
+
+    // Lecturer: what was published last.
+    session::PoseSampler sampler_;
+    std::optional<session::NarrativeState> sentNarrative_;
+    std::optional<session::SimState> sentSim_;
+    std::optional<session::ViewSettings> sentView_;
+    std::optional<std::string> sentResource_;
+    const void* runner_ = nullptr;
+    int resets_ = 0;
+
+    // Student: what was applied last.
+    std::optional<session::SessionState> applied_;
+    double nextDriftCheck_ = 0.0;
+    bool presenting_ = false;
+    QString contentNote_;
+
+    QMenu* menu_ = nullptr;
+    QDockWidget* dock_ = nullptr;
+    LiveLecturePanel* panel_ = nullptr;
+    QLabel* pointer_ = nullptr; ///< the lecturer's pointer on the heart
+    QAction *start_, *join_, *replayAction_, *stop_, *follow_, *hold_, *record_;
+    bool newsPosted_ = false;
+};
+
+} // namespace atrium::widgets
