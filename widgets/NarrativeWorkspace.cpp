@@ -133,6 +133,9 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     connect(removeNode_, &QAction::triggered, this, [this] { editor_->removeNode(selectedNode()); });
     nodeDetails_ = makeAction(window, "Node...", QKeySequence(Qt::CTRL | Qt::Key_I), "Dwell, wait for a key, fades and view state of the selected node");
     connect(nodeDetails_, &QAction::triggered, this, [this] { editNode(selectedNode()); });
+    updateNode_ = makeAction(window, "Update node from view", QKeySequence(Qt::CTRL | Qt::Key_U),
+                             "Give the selected node the current camera, view state and a new thumbnail");
+    connect(updateNode_, &QAction::triggered, this, [this] { updateNodeFromView(selectedNode()); });
     editOverlays_ = makeAction(window, "Edit overlays", QKeySequence(Qt::CTRL | Qt::Key_E),
                                "Lay out the selected node's text, images, video, sound and 3D labels", true);
     editOverlays_->setIcon(icon("overlays"));
@@ -212,7 +215,7 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     for (QAction* a : {newNarrative_, renameNarrative_, duplicateNarrative_, deleteNarrative_, narrativeDetails_})
         narrativesMenu_->addAction(a);
     menu_->addSeparator();
-    for (QAction* a : {addNode_, removeNode_, nodeDetails_, editOverlays_}) menu_->addAction(a);
+    for (QAction* a : {addNode_, removeNode_, updateNode_, nodeDetails_, editOverlays_}) menu_->addAction(a);
     QMenu* overlayMenu = menu_->addMenu("Add overlay");
     for (QAction* a : {addText_, addImage_, addVideo_, addSound_, addLabel_}) overlayMenu->addAction(a);
     menu_->addSeparator();
@@ -221,7 +224,7 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     menu_->addSeparator();
     menu_->addAction(exportVideo_);
     // Shortcuts work wherever the focus is in the window.
-    for (QAction* a : {newDoc_, open_, save_, saveAs_, play_, previous_, next_, stop_, loop_, addNode_, removeNode_, nodeDetails_,
+    for (QAction* a : {newDoc_, open_, save_, saveAs_, play_, previous_, next_, stop_, loop_, addNode_, removeNode_, updateNode_, nodeDetails_,
                       editOverlays_, undo_, redo_, exportVideo_})
         window->addAction(a);
 }
@@ -267,6 +270,7 @@ void NarrativeWorkspace::buildBar(QMainWindow* window) {
     connect(timeline, &QListWidget::itemSelectionChanged, this, [this] {
         removeNode_->setEnabled(selectedNode() >= 0);
         nodeDetails_->setEnabled(selectedNode() >= 0);
+        updateNode_->setEnabled(selectedNode() >= 0 && editRefusal_.isEmpty());
     });
 }
 
@@ -298,6 +302,7 @@ void NarrativeWorkspace::refresh() {
     play_->setIcon(icon(playback_->playing() ? "pause" : "play"));
     removeNode_->setEnabled(selectedNode() >= 0);
     nodeDetails_->setEnabled(selectedNode() >= 0);
+    updateNode_->setEnabled(selectedNode() >= 0);
     editOverlays_->setEnabled(nodes);
     for (QAction* a : {renameNarrative_, duplicateNarrative_, deleteNarrative_, narrativeDetails_}) a->setEnabled(n != nullptr);
     if (overlays_->editing()) {
@@ -305,7 +310,7 @@ void NarrativeWorkspace::refresh() {
         else overlays_->edit(QString("edit/%1/%2").arg(editor_->currentIndex()).arg(editingNode_), n->nodes[std::size_t(editingNode_)].overlays);
     }
     refreshOverlayEditor();
-    for (QAction* a : {addNode_, removeNode_, nodeDetails_, editOverlays_, undo_, redo_, newNarrative_, renameNarrative_,
+    for (QAction* a : {addNode_, removeNode_, updateNode_, nodeDetails_, editOverlays_, undo_, redo_, newNarrative_, renameNarrative_,
                        duplicateNarrative_, deleteNarrative_, narrativeDetails_}) {
         if (editRefusal_.isEmpty()) {
             if (editTips_.contains(a)) {
@@ -411,19 +416,32 @@ QImage NarrativeWorkspace::renderThumbnail(const narrative::CameraPose& pose) {
     return image;
 }
 
-void NarrativeWorkspace::addNodeFromView() {
-    if (!editRefusal_.isEmpty()) return window_->statusBar()->showMessage(editRefusal_, 6000);
-    if (!editor_->current()) editor_->addNarrative("Narrative 1");
-    playback_->stop();
-    Node node;
+void NarrativeWorkspace::takeView(Node& node) {
     node.pose = view_->camera().pose();
     if (captureView_) node.view = captureView_();
-    node.title = QString("Node %1").arg(editor_->current()->nodes.size() + 1).toStdString();
     QByteArray jpeg;
     QBuffer buffer(&jpeg);
     buffer.open(QIODevice::WriteOnly);
     renderThumbnail(node.pose).save(&buffer, "JPG", 80);
     node.thumbnail = jpeg.toBase64().toStdString();
+}
+
+void NarrativeWorkspace::updateNodeFromView(int k) {
+    const narrative::Narrative* n = editor_->current();
+    if (!editRefusal_.isEmpty() || !n || k < 0 || k >= int(n->nodes.size())) return;
+    playback_->stop();
+    Node node = n->nodes[std::size_t(k)];
+    takeView(node);
+    editor_->setNode(k, node, "Update node from view");
+}
+
+void NarrativeWorkspace::addNodeFromView() {
+    if (!editRefusal_.isEmpty()) return window_->statusBar()->showMessage(editRefusal_, 6000);
+    if (!editor_->current()) editor_->addNarrative("Narrative 1");
+    playback_->stop();
+    Node node;
+    takeView(node);
+    node.title = QString("Node %1").arg(editor_->current()->nodes.size() + 1).toStdString();
     const int selected = selectedNode();
     const int at = selected >= 0 ? selected + 1 : int(editor_->current()->nodes.size());
     editor_->insertNode(at, node);

@@ -65,6 +65,9 @@ public:
     /// Adds a node after the selected one (or at the end) from the camera and the view
     /// state on screen, with a thumbnail rendered from it.
     void addNodeFromView();
+    /// Gives node `k` the camera, view state and thumbnail on screen (its timing and
+    /// overlays stay).
+    void updateNodeFromView(int k);
     /// A thumbnail of the view from `pose` (off the widget, from the current snapshot).
     QImage renderThumbnail(const narrative::CameraPose& pose);
     /// Turns the overlay editor on for the selected node (the camera goes there), or off.
@@ -79,6 +82,7 @@ public:
     QAction* stopAction() const { return stop_; }
     QAction* addNodeAction() const { return addNode_; }
     QAction* removeNodeAction() const { return removeNode_; }
+    QAction* updateNodeAction() const { return updateNode_; }
     QAction* undoAction() const { return undo_; }
     QAction* redoAction() const { return redo_; }
     QAction* editOverlaysAction() const { return editOverlays_; }
@@ -87,6 +91,7 @@ private:
     void buildActions(QMainWindow* window);
     void buildBar(QMainWindow* window);
     void refresh();           // the bar and the actions after any change
+    void takeView(narrative::Node& node); // camera, view state and thumbnail on screen
     void refreshOverlayEditor();
     void updateStatus();
     void updateTitle();
@@ -127,7 +132,7 @@ private:
     QHash<QAction*, QString> editTips_; ///< the editing actions' own tooltips while refused
 
     QAction *newDoc_, *open_, *save_, *saveAs_, *play_, *next_, *previous_, *stop_, *loop_, *addNode_, *removeNode_,
-        *nodeDetails_, *editOverlays_, *undo_, *redo_, *exportVideo_;
+        *updateNode_, *nodeDetails_, *editOverlays_, *undo_, *redo_, *exportVideo_;
     QAction *newNarrative_, *renameNarrative_, *duplicateNarrative_, *deleteNarrative_, *narrativeDetails_;
     QAction *addText_, *addImage_, *addVideo_, *addSound_, *addLabel_, *raise_, *lower_, *editItem_, *deleteItem_;
 };

@@ -240,6 +240,15 @@ TEST(Narratives, AddThreeNodesReorderUndoAndRedo) {
     EXPECT_EQ(editor->current()->transitions.size(), 1u);
     ws->undoAction()->trigger();
     EXPECT_EQ(titles(), "Node 2;Node 3;Node 1;");
+    // Update a node from the view: a new pose, the same title and timing; undoable.
+    const narrative::CameraPose elsewhere({10, -180, 40}, 0.1, -0.2);
+    narrative::handOver(v->camera(), elsewhere);
+    ws->bar()->timeline()->setCurrentNode(0);
+    ws->updateNodeAction()->trigger();
+    expectPose(editor->current()->nodes[0].pose, elsewhere, 1e-12);
+    EXPECT_EQ(editor->current()->nodes[0].title, "Node 2");
+    ws->undoAction()->trigger();
+    expectPose(editor->current()->nodes[0].pose, poses[1], 1e-12);
     // Undo everything: back to an empty narrative.
     while (editor->undoStack()->canUndo()) editor->undoStack()->undo();
     EXPECT_TRUE(editor->current() == nullptr || editor->current()->nodes.empty());
