@@ -1,5 +1,7 @@
 #include "widgets/WallAnchor.h"
 
+#include "sim/heart/Fnv1a.h"
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -49,12 +51,7 @@ void closestOnTriangle(const Vec3& p, const Vec3& a, const Vec3& b, const Vec3& 
 }
 
 std::uint64_t hashOf(const std::vector<std::uint32_t>& t) {
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a 64
-    for (std::uint32_t i : t) {
-        h ^= i;
-        h *= 1099511628211ull;
-    }
-    return h ^ t.size();
+    return heart::fnv1a(heart::kFnvOffset, t.data(), t.size() * sizeof(std::uint32_t));
 }
 
 } // namespace
