@@ -675,6 +675,12 @@ bool LiveLectureUi::eventFilter(QObject* watched, QEvent* event) {
             return true;
         }
     }
+    // F in the view returns to following (also a window shortcut, for when the view lacks the focus).
+    if (guest_ && type == QEvent::KeyPress && static_cast<QKeyEvent*>(event)->key() == Qt::Key_F &&
+        static_cast<QKeyEvent*>(event)->modifiers() == Qt::NoModifier) {
+        setFollowing(true);
+        return true;
+    }
     if (!guest_ || !guest_->synced() || !guest_->following() || presenting_) return false;
     const bool takesCamera = type == QEvent::MouseButtonPress || type == QEvent::Wheel ||
                              (type == QEvent::KeyPress && isNavigationKey(static_cast<QKeyEvent*>(event)->key()));
