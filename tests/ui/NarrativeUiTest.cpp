@@ -20,7 +20,10 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QMessageBox>
 #include <QMouseEvent>
+#include <QPushButton>
+#include <QTimer>
 #include <QTest>
 #include <QUndoStack>
 
@@ -281,6 +284,32 @@ TEST(Narratives, SavingIntoAnotherFolderTakesTheMediaAlong) {
     EXPECT_TRUE(std::filesystem::exists(dir / "media/lv-volume.svg"));
     EXPECT_FALSE(ws->editor()->isModified());
     EXPECT_EQ(narrative::loadNarrativeDocument(file), ws->editor()->document()) << "it opens from its new folder";
+}
+
+TEST(Narratives, ClosingWithUnsavedEditsAsks) {
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.particleBudget = 2000;
+    options.persistSettings = false; // but not headless: the window asks as it would a person
+    MainWindow w(options);
+    w.show();
+    ASSERT_TRUE(waitFor([&] { return w.sceneView()->framesRendered() > 2; }, 120));
+    w.narratives()->addNodeAction()->trigger();
+    ASSERT_TRUE(w.narratives()->editor()->isModified());
+    // Answer the question with `button` once it shows.
+    auto answer = [](QMessageBox::StandardButton button) {
+        QTimer::singleShot(200, [button] {
+            auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            ASSERT_NE(box, nullptr) << "no question asked";
+            EXPECT_TRUE(box->text().contains("unsaved")) << box->text().toStdString();
+            box->button(button)->click();
+        });
+    };
+    answer(QMessageBox::Cancel);
+    EXPECT_FALSE(w.close()) << "Cancel keeps the window open";
+    EXPECT_TRUE(w.isVisible());
+    answer(QMessageBox::Discard);
+    EXPECT_TRUE(w.close());
 }
 
 TEST(Narratives, ANodesViewStateIsApplied) {
