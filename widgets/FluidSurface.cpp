@@ -178,7 +178,7 @@ FluidSurface::FluidSurface(osg::Geometry* particles, const FluidSurfaceParams& p
     cs->addUniform(edgeThickness_.get());
     cs->addUniform(colored_.get());
     cs->setMode(GL_BLEND, osg::StateAttribute::ON);
-    cs->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+    cs->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE)); // alpha stays 1
     cs->setAttributeAndModes(new osg::Depth(osg::Depth::LEQUAL, 0.0, 1.0, true)); // LEQUAL: faint rims sit at 1.0
     cs->setRenderBinDetails(0, "RenderBin");
 

@@ -32,7 +32,10 @@ HeartWall::HeartWall()
     ss->setAttributeAndModes(polygonMode_.get(), osg::StateAttribute::ON);
     ss->setMode(GL_CULL_FACE, osg::StateAttribute::OFF);
     ss->setMode(GL_BLEND, osg::StateAttribute::ON);
-    ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA));
+    // The colour blends; the framebuffer's alpha stays 1 (the clear's). Blended into it,
+    // it fell below 1 behind the translucent wall, and Qt, composing the view's
+    // framebuffer into the window, showed those pixels cyan; screenshots had holes.
+    ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE));
     // Translucent: drawn after the blood, tested against its depth but not writing any.
     ss->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
     ss->setRenderBinDetails(10, "RenderBin");

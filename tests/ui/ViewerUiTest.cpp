@@ -121,6 +121,13 @@ TEST(Viewer, DefaultStartShowsTheHeartAndTheBlood) {
     EXPECT_GT(c.background, 0.3) << "background share";
     EXPECT_LT(c.blood + c.wall, 0.7);
 
+    // Every pixel is opaque: the translucent wall blends its colour, not the picture's
+    // alpha (which, below 1, Qt showed cyan and a PNG as a hole).
+    int seeThrough = 0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) seeThrough += qAlpha(image.pixel(x, y)) < 255;
+    EXPECT_EQ(seeThrough, 0);
+
     // Hiding the blood leaves the wall and removes the blood-red pixels.
     w->sceneView()->setBloodVisible(false);
     const PixelCensus hidden = census(w->sceneView()->renderImage(QSize(640, 400)));
