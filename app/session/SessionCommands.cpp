@@ -1,6 +1,7 @@
 #include "app/session/SessionCommands.h"
 
 #include "app/session/NarrativeLecturer.h"
+#include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionClient.h"
 #include "app/transport/SessionServer.h"
 #include "narrative/NarrativeDocument.h"
@@ -14,6 +15,7 @@
 #include <atomic>
 #include <chrono>
 #include <csignal>
+#include <cstdlib>
 #include <cmath>
 #include <iostream>
 #include <map>
@@ -139,7 +141,16 @@ std::pair<narrative::Narrative, std::string> packageNarrative(const fs::path& fi
     }
 }
 
-transport::ServerOptions serverOptions(const Arguments& a, const fs::path& package, std::ostream& err) {
+/// Where a classroom's self-signed certificate is kept: $XDG_CACHE_HOME/atrium/classroom-tls.
+fs::path classroomTlsFolder() {
+    const char* cache = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    const fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : "/tmp") / ".cache";
+    return base / "atrium" / "classroom-tls";
+}
+
+transport::ServerOptions serverOptions(const Arguments& a, const fs::path& package, std::ostream& err,
+                                       std::string* fingerprint) {
     transport::ServerOptions o;
     o.port = int(a.number("port", 0, 0, 65535));
     o.code = a.value("code").value_or("");
@@ -148,8 +159,17 @@ transport::ServerOptions serverOptions(const Arguments& a, const fs::path& packa
             throw UsageError("--code: 4 to 12 capital letters and digits");
     if (!o.code.empty() && (o.code.size() < 4 || o.code.size() > 12)) throw UsageError("--code: 4 to 12 capital letters and digits");
     o.package = package;
-    if (a.value("tls-cert") || a.value("tls-key"))
+    if (a.value("tls-cert") || a.value("tls-key")) {
+        if (a.has("self-signed")) throw UsageError("give either --self-signed or --tls-cert and --tls-key");
         o.tls = transport::TlsFiles{a.required("tls-cert"), a.required("tls-key")};
+    }
+    if (a.has("self-signed")) {
+        auto hosts = transport::localAddresses();
+        hosts.push_back("localhost");
+        const transport::SelfSigned cert = transport::makeSelfSignedCertificate(classroomTlsFolder(), hosts);
+        o.tls = cert.files;
+        *fingerprint = cert.fingerprint;
+    }
     o.log = [&err](const std::string& line) { err << "atrium-session: " << line << "\n"; };
     return o;
 }
@@ -162,12 +182,13 @@ json contentJson(const std::optional<ContentId>& c) {
 // ---- serve -----------------------------------------------------------------------------
 
 int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
-    const Arguments a(args, 1, {"port", "narrative", "code", "seconds", "record", "tls-cert", "tls-key"}, {"loop"});
+    const Arguments a(args, 1, {"port", "narrative", "code", "seconds", "record", "tls-cert", "tls-key"}, {"loop", "self-signed"});
     const fs::path file = a.at(0);
     const int index = int(a.number("narrative", 0, 0, 4095));
     const double seconds = a.number("seconds", 0, 0, 1e7);
     auto [tour, title] = packageNarrative(file, index);
-    transport::SessionServer server(serverOptions(a, file, err));
+    std::string fingerprint;
+    transport::SessionServer server(serverOptions(a, file, err, &fingerprint));
     if (auto record = a.value("record")) server.startRecording(*record);
     const auto hosts = transport::localAddresses();
     json urls = json::array();
@@ -175,7 +196,8 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     out << json{{"url", server.url(hosts.front())}, {"urls", urls}, {"code", server.code()},
                 {"secret", server.lecturerSecret()}, {"port", server.port()}, {"session", server.sessionId()},
                 {"content", contentJson(server.content())}, {"title", title}, {"narrative", index},
-                {"narrativeTitle", tour.title}}
+                {"narrativeTitle", tour.title},
+                {"fingerprint", fingerprint.empty() ? json(nullptr) : json(fingerprint)}}
                .dump()
         << std::endl;
     catchSignals();
@@ -458,7 +480,7 @@ int loadtest(const std::vector<std::string>& args, std::ostream& out, std::ostre
 std::string sessionUsage() {
     return "usage:\n"
            "  atrium-session serve FILE.atrium [--port P] [--narrative K] [--loop] [--code C] [--seconds S]\n"
-           "                       [--record FILE] [--tls-cert PEM --tls-key PEM]\n"
+           "                       [--record FILE] [--self-signed | --tls-cert PEM --tls-key PEM]\n"
            "  atrium-session follow URL --code C [--name N] [--secret S] [--seconds S] [--once] [--poses] [--self-signed]\n"
            "  atrium-session replay RECORDING [--at T] [--every DT]\n"
            "  atrium-session loadtest (URL --code C | --local [--package FILE.atrium]) [--students N] [--seconds S]\n"

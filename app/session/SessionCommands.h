@@ -2,9 +2,10 @@
 // atrium-session: live lectures without a window, for scripts, tests and measurements.
 //
 //   serve FILE.atrium [--port P] [--narrative K] [--loop] [--code C] [--seconds S]
-//                     [--record FILE] [--tls-cert PEM --tls-key PEM]
+//                     [--record FILE] [--self-signed | --tls-cert PEM --tls-key PEM]
 //       a lecturer without a window that plays narrative K of the package; prints the
-//       URL, the join code and the lecturer secret as one JSON line on stdout.
+//       URL, the join code and the lecturer secret as one JSON line on stdout. With TLS
+//       (a classroom's self-signed certificate, or a real one) the URLs are wss://.
 //   follow URL --code C [--name N] [--secret S] [--seconds S] [--once] [--poses]
 //       a student that prints what it receives, one JSON line per message.
 //   replay RECORDING [--at T] [--every DT]

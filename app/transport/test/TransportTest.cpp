@@ -3,6 +3,7 @@
 #include "RawWebSocket.h"
 
 #include "app/transport/SessionClient.h"
+#include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionServer.h"
 #include "session/Recording.h"
 
@@ -270,4 +271,29 @@ TEST(Transport, TheServerRefusesATakenPort) {
     ServerOptions o;
     o.port = first.port();
     EXPECT_THROW(SessionServer second(o), TransportError);
+}
+
+TEST(Transport, AClassroomLecturesOverTlsWithASelfSignedCertificate) {
+    const auto folder = std::filesystem::temp_directory_path() / ("atrium-tls-" + std::to_string(::getpid()));
+    const SelfSigned cert = makeSelfSignedCertificate(folder, {"127.0.0.1", "localhost"});
+    EXPECT_EQ(cert.fingerprint.size(), 32u * 3 - 1);
+    EXPECT_EQ(std::filesystem::status(cert.files.privateKey).permissions() & std::filesystem::perms::others_read,
+              std::filesystem::perms::none);
+    ServerOptions o;
+    o.tls = cert.files;
+    SessionServer server(o);
+    EXPECT_EQ(server.url("127.0.0.1").rfind("wss://", 0), 0u);
+    ClientOptions trusting = student(server);
+    trusting.allowSelfSigned = true;
+    SessionClient s(trusting);
+    ASSERT_TRUE(waitFor([&] { return s.synced(); }));
+    server.drive(msg::Resource{0, "over-tls"});
+    ASSERT_TRUE(waitFor([&] { return s.state().resource == std::optional<std::string>("over-tls"); }));
+
+    // A client that insists on a certificate authority does not get in.
+    SessionClient strict(student(server));
+    std::this_thread::sleep_for(1500ms);
+    EXPECT_FALSE(strict.synced());
+    EXPECT_EQ(server.roster().size(), 1u);
+    std::filesystem::remove_all(folder);
 }
