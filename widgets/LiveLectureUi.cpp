@@ -385,7 +385,11 @@ ViewSettings LiveLectureUi::currentView() const {
 }
 
 void LiveLectureUi::publish() {
-    if (!host_ || host_->state().floor) return; // a presenting student drives meanwhile
+    if (!host_) return;
+    if (const SessionState s = host_->state(); s.floor) { // a student presents: show their view here too
+        if (s.pose) window_->sceneView()->camera().setPose(s.pose->pose);
+        return;
+    }
     const double now = host_->now();
     for (const PoseSample& s : sampler_.update(window_->sceneView()->camera().pose(), now)) host_->drive(msg::Pose{s});
 

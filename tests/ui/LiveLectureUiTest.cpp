@@ -165,6 +165,9 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
         const auto p = lecturer.host()->state().pose;
         return p && narrative::length(p->pose.position() - presented.position()) < 1e-6;
     }, 10));
+    ASSERT_TRUE(waitFor([&] { // the lecturer's screen shows the presenter's view too
+        return narrative::length(lecturerWindow->sceneView()->camera().pose().position() - presented.position()) < 1e-6;
+    }, 10));
     ASSERT_TRUE(lecturer.handFloor(std::nullopt));
     ASSERT_TRUE(waitFor([&] { return !student.guest()->maySteer(); }, 10));
 }
