@@ -10,11 +10,13 @@
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
+#include "widgets/PackageDownload.h"
 #include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 
 #include <QDockWidget>
+#include <QFileInfo>
 #include <QFileDialog>
 #include <QFormLayout>
 #include <QDialog>
@@ -84,6 +86,11 @@ LiveLectureUi::LiveLectureUi(MainWindow* window, std::shared_ptr<LiveSessionServ
     buildActions();
     window->sceneView()->installEventFilter(this);
     connect(window->sceneView(), &SceneView::cameraAdvanced, this, &LiveLectureUi::onFrame);
+    connect(window->lectureUi(), &LectureUi::lectureChanged, this, [this](const QString& title) {
+        // A lecture opened (e.g. the one just downloaded): its narratives and resources
+        // can now follow the lecturer.
+        if (!title.isEmpty() && guest_ && applied_) applyState(*applied_, guest_->lecturerNow(), true);
+    });
 
     connect(panel_->holdButton(), &QPushButton::toggled, this, &LiveLectureUi::setHoldAttention);
     connect(panel_->recordButton(), &QPushButton::toggled, this, &LiveLectureUi::toggleRecording);
@@ -589,19 +596,48 @@ void LiveLectureUi::checkContent(const std::optional<ContentId>& content) {
     contentNote_.clear();
     if (!content || !guest_) return;
     Lecture* lecture = window_->lectureUi()->lecture();
-    std::optional<ContentId> mine;
-    if (lecture) {
+    auto hashOf = [](const QString& path) -> std::string {
         try {
-            mine = contentIdOf(lecture->path().toStdString());
+            if (const auto id = contentIdOf(path.toStdString())) return id->hash;
         } catch (const std::exception&) {
         }
+        return {};
+    };
+    if (lecture && hashOf(lecture->path()) == content->hash) return;
+    // Not the lecturer's lecture: open the copy downloaded before, or download it now.
+    const QString cached = PackageDownload::cachedPath(*content);
+    if (QFileInfo::exists(cached) && hashOf(cached) == content->hash) return openDownloaded(cached);
+    if (download_ && download_->running() && downloading_ == content->hash) return;
+    if (!download_) {
+        download_ = new PackageDownload(this);
+        connect(download_, &PackageDownload::progress, this, [this](qint64 done, qint64 total) {
+            contentNote_ = QString("Downloading the lecturer's lecture: %1 %").arg(total > 0 ? 100 * done / total : 0);
+            refreshPanel();
+        });
+        connect(download_, &PackageDownload::finished, this, [this](const QString& path, const QString& error) {
+            downloading_.clear();
+            if (!error.isEmpty()) {
+                contentNote_ = error;
+                refreshPanel();
+                return;
+            }
+            openDownloaded(path);
+        });
     }
-    if (mine && mine->hash == content->hash) return;
-    contentNote_ = QString("The lecturer shows %1, which is not the lecture open here: open it to see its narratives "
-                           "and resources (its address: %2/package/%3).")
-                       .arg(QString::fromStdString(content->name),
-                            QString(guest_->url()).replace("ws://", "http://").replace("wss://", "https://"),
-                            QString::fromStdString(content->hash));
+    downloading_ = content->hash;
+    contentNote_ = "Downloading the lecturer's lecture, " + QString::fromStdString(content->name) + " ...";
+    download_->start(guest_->url(), *content);
+}
+
+void LiveLectureUi::openDownloaded(const QString& path) {
+    contentNote_.clear();
+    showMessage("Opening the lecturer's lecture (its author's signature is checked)");
+    if (interactive_) {
+        window_->lectureUi()->open(path);
+        return;
+    }
+    QString error;
+    if (!window_->lectureUi()->openNow(path, &error)) contentNote_ = error;
 }
 
 // ---- every frame ---------------------------------------------------------------------------

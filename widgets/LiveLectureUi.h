@@ -44,6 +44,7 @@ namespace atrium::widgets {
 
 class LiveLecturePanel;
 class MainWindow;
+class PackageDownload;
 
 class LiveLectureUi : public QObject {
     Q_OBJECT
@@ -100,7 +101,10 @@ private:
     void applyNarrative(const session::NarrativeState& n, double now);
     void applySim(const session::SimState& s);
     void applyPointer(const std::optional<session::Pointer>& pointer);
+    /// Opens the lecturer's lecture when the one open is not it: from the download cache, or
+    /// downloaded by its hash from the lecturer's server.
     void checkContent(const std::optional<session::ContentId>& content);
+    void openDownloaded(const QString& path);
     session::NarrativeState currentNarrative(double now) const;
     session::SimState currentSim(double now) const;
     session::ViewSettings currentView() const;
@@ -136,6 +140,8 @@ private:
     double nextDriftCheck_ = 0.0;
     bool presenting_ = false;
     QString contentNote_;
+    PackageDownload* download_ = nullptr;
+    std::string downloading_; ///< the hash being downloaded
 
     QMenu* menu_ = nullptr;
     QDockWidget* dock_ = nullptr;

@@ -5,6 +5,7 @@
 
 #include "app/viewer/LiveTransport.h"
 #include "session/Recording.h"
+#include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLecturePanel.h"
 #include "widgets/LiveLectureUi.h"
@@ -170,6 +171,36 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
     }, 10));
     ASSERT_TRUE(lecturer.handFloor(std::nullopt));
     ASSERT_TRUE(waitFor([&] { return !student.guest()->maySteer(); }, 10));
+}
+
+TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHash) {
+    QTemporaryDir cache;
+    qputenv("XDG_CACHE_HOME", cache.path().toUtf8()); // the download cache starts empty
+    auto lecturerWindow = openLecture();
+    widgets::ViewerOptions options; // the student has only the phantom
+    options.particleBudget = 2000;
+    options.persistSettings = false;
+    options.headless = true;
+    MainWindow studentWindow(options);
+    studentWindow.resize(900, 600);
+    studentWindow.show();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    LiveLectureUi student(&studentWindow, service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    ASSERT_TRUE(student.join({lecturer.host()->urls().back(), lecturer.host()->code(), "Ben", std::nullopt}));
+    ASSERT_TRUE(waitFor([&] { return studentWindow.lectureUi()->lecture() != nullptr; }, 60)) << "the lecture was not downloaded";
+    EXPECT_EQ(studentWindow.lectureUi()->lecture()->title(), lecturerWindow->lectureUi()->lecture()->title());
+    const QString downloaded = studentWindow.lectureUi()->lecture()->path();
+    EXPECT_TRUE(downloaded.startsWith(cache.path())) << downloaded.toStdString();
+    EXPECT_TRUE(downloaded.endsWith(QString::fromStdString(lecturer.host()->state().content->hash) + ".atrium"));
+    // Its narratives follow the lecturer's now.
+    ASSERT_TRUE(lecturerWindow->narratives()->playback()->jumpTo(1));
+    ASSERT_TRUE(waitFor([&] {
+        const auto* pb = studentWindow.narratives()->playback();
+        return pb->active() && pb->frame().node == 1;
+    }, 30));
+    qunsetenv("XDG_CACHE_HOME");
 }
 
 TEST(LiveLectureUi, ARecordedLectureReplaysInTheWindow) {
