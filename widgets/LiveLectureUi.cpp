@@ -4,6 +4,7 @@
 #include "session/Recording.h"
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
+#include "widgets/BakedFlowPlayer.h"
 #include "widgets/LiveLecturePanel.h"
 #include "widgets/MainWindow.h"
 #include "widgets/MakeAction.h"
@@ -57,6 +58,12 @@ narrative::ViewState toViewState(const ViewSettings& v) {
 bool sameNarrative(const NarrativeState& a, const NarrativeState& b, double now) {
     return a.index == b.index && a.playing == b.playing && a.loop == b.loop && a.keys == b.keys && a.entry == b.entry &&
            std::abs(a.timeAt(now) - b.timeAt(now)) < 0.05;
+}
+
+/// The distance between two heart phases around the cycle, 0..0.5.
+double phaseDistance(double a, double b) {
+    const double d = std::abs(a - b);
+    return std::min(d, 1.0 - d);
 }
 
 bool isNavigationKey(int key) {
@@ -417,7 +424,9 @@ void LiveLectureUi::publish() {
     const bool changed = !sentSim_ || sentSim_->running != s.running || sentSim_->rateBpm != s.rateBpm ||
                          sentSim_->particles != s.particles || sentSim_->viscosity != s.viscosity ||
                          sentSim_->soundSpeed != s.soundSpeed || sentSim_->resets != s.resets ||
-                         (!s.running && std::abs(sentSim_->phase - s.phase) > 1e-3);
+                         (!s.running && std::abs(sentSim_->phase - s.phase) > 1e-3) ||
+                         // a heart that falls behind real time (a slow simulation): say where it is
+                         (s.running && phaseDistance(sentSim_->phaseAt(now), s.phase) > 0.02);
     if (changed) {
         host_->drive(msg::Sim{0, s});
         sentSim_ = s;
@@ -653,6 +662,12 @@ void LiveLectureUi::onFrame(double) {
     } else if (guest_ && guest_->synced() && guest_->following()) {
         if (const auto pose = guest_->pose()) view->camera().setPose(*pose);
         const double now = guest_->lecturerNow();
+        // A baked beat plays in step with the lecturer's heart, so the same blood shows on
+        // every screen (a live simulation cannot be moved in time; it beats at the same rate).
+        if (auto* baked = dynamic_cast<BakedFlowPlayer*>(view->bloodSource()); baked && applied_ && applied_->sim.running) {
+            const double target = applied_->sim.phaseAt(now);
+            if (phaseDistance(baked->phase(), target) > 0.01) baked->setPhase(target);
+        }
         if (applied_ && applied_->narrative.playing && now > nextDriftCheck_) { // keep the player in step
             nextDriftCheck_ = now + 1.0;
             const NarrativePlayback* pb = window_->narratives()->playback();
