@@ -18,7 +18,6 @@
 #include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
-#include <QComboBox>
 #include <QDateTime>
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>
@@ -26,7 +25,6 @@
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QInputDialog>
-#include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
@@ -37,15 +35,11 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStatusBar>
-#include <QToolButton>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
 
 namespace atrium::widgets {
-namespace {
-
-} // namespace
 
 MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), view_(new SceneView(this)), bar_(new ControlBar(view_)),
