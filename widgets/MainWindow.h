@@ -1,9 +1,13 @@
 #pragma once
-// The viewer's window: the 3D view with its overlays (control bar, HUD, legend, help),
-// menus holding every action with its shortcut and tooltip, loading a heart on a
-// worker thread behind a progress dialog, screenshots, and settings kept between runs
-// (QSettings: geometry, last heart, navigation mode, colouring, blood rendering, wall
-// opacity).
+// The viewer's window: the 3D view with its overlays (control bar, HUD, legend, help,
+// annotations, cardiac-cycle panel), menus holding every action with its shortcut and
+// tooltip, loading a heart on a worker thread behind a progress dialog, the blood live
+// or as a baked beat in real time, screenshots and video, and settings kept between
+// runs (QSettings: geometry, last heart, navigation mode, colouring, blood rendering,
+// wall opacity, every simulation parameter, live or baked). By idea: MainWindow.cpp
+// (window, loading, dialogs, settings), MainWindowActions.cpp (actions, menus, bar),
+// MainWindowFlow.cpp (live or baked blood), MainWindowAnnotations.cpp (lecture
+// pictures), MainWindowNarratives.cpp (narratives).
 
 #include "narrative/Narrative.h"
 #include "sim/heart/BakedBeat.h"
