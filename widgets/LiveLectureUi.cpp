@@ -157,6 +157,14 @@ void LiveLectureUi::reset() {
     }
 }
 
+std::function<void()> LiveLectureUi::newsPoster() {
+    // Called on the transport's thread: one queued call to this thread at a time.
+    return [this] {
+        if (newsPosted_.exchange(true)) return;
+        QMetaObject::invokeMethod(this, &LiveLectureUi::onNews, Qt::QueuedConnection);
+    };
+}
+
 void LiveLectureUi::showMessage(const QString& text, int ms) { window_->statusBar()->showMessage(text, ms); }
 
 // ---- starting and stopping -------------------------------------------------------------
@@ -172,11 +180,7 @@ bool LiveLectureUi::startLecture(int port, QString* error) {
         if (error) *error = QString("Cannot start the lecture: %1").arg(e.what());
         return false;
     }
-    host_->setNotify([this] {
-        if (newsPosted_) return;
-        newsPosted_ = true;
-        QMetaObject::invokeMethod(this, &LiveLectureUi::onNews, Qt::QueuedConnection);
-    });
+    host_->setNotify(newsPoster());
     sampler_.reset();
     sentNarrative_.reset();
     sentSim_.reset();
@@ -209,11 +213,7 @@ bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {
         if (error) *error = QString("Cannot join: %1").arg(e.what());
         return false;
     }
-    guest_->setNotify([this] {
-        if (newsPosted_) return;
-        newsPosted_ = true;
-        QMetaObject::invokeMethod(this, &LiveLectureUi::onNews, Qt::QueuedConnection);
-    });
+    guest_->setNotify(newsPoster());
     applied_.reset();
     presenting_ = false;
     panel_->showStatus("Connecting to " + o.url + " ...");

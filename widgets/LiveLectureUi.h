@@ -28,6 +28,8 @@
 #include <QObject>
 #include <QPointer>
 
+#include <atomic>
+#include <functional>
 #include <memory>
 #include <optional>
 
@@ -96,6 +98,8 @@ private:
     void onFrame(double dt);
     void publish();
     void onNews();
+    /// The transport's notify callback: queues one onNews() on this object's thread.
+    std::function<void()> newsPoster();
     /// Applies what changed between the last state applied and `s` (at lecturer time `now`).
     void applyState(const session::SessionState& s, double now, bool force = false);
     void applyNarrative(const session::NarrativeState& n, double now);
@@ -148,7 +152,7 @@ private:
     LiveLecturePanel* panel_ = nullptr;
     QLabel* pointer_ = nullptr; ///< the lecturer's pointer on the heart
     QAction *start_, *join_, *replayAction_, *stop_, *follow_, *hold_, *record_;
-    bool newsPosted_ = false;
+    std::atomic<bool> newsPosted_{false}; ///< a call to onNews() is queued
 };
 
 } // namespace atrium::widgets

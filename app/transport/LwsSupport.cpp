@@ -9,6 +9,30 @@
 
 namespace atrium::transport {
 
+void ServiceLoop::start(lws_context* context, std::mutex& mutex) {
+    context_ = context;
+    thread_ = std::thread([this, &mutex] {
+        { std::lock_guard wait(mutex); } // until start() has returned
+        while (!stopping_.load())
+            if (lws_service(context_, 0) < 0) break;
+    });
+    id_ = thread_.get_id();
+}
+
+void ServiceLoop::stop() {
+    if (!context_) return;
+    stopping_ = true;
+    lws_cancel_service(context_);
+    thread_.join();
+    lws_context_destroy(context_);
+    context_ = nullptr;
+}
+
+void ServiceLoop::wakeIfNeeded() {
+    if (wake_ && context_) lws_cancel_service(context_);
+    wake_ = false;
+}
+
 bool writeText(lws* wsi, std::string_view text) {
     thread_local std::vector<unsigned char> buffer;
     buffer.resize(LWS_PRE + text.size());

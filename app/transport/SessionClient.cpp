@@ -46,12 +46,8 @@ struct SessionClient::Impl {
     std::vector<ClientEvent> events;
     std::function<void()> notify;
     std::function<void(int, const PoseSample&, double)> poseArrived;
-    lws_context* context = nullptr;
     Timer tick;
-    std::thread thread;
-    std::thread::id serviceThread;
-    std::atomic<bool> stopping{false};
-    bool wake = false;
+    ServiceLoop loop;
     SessionClock clock;
     std::minstd_rand jitter{std::random_device{}()};
 
@@ -68,16 +64,12 @@ struct SessionClient::Impl {
     void flush(Connection& c) {
         for (std::string& text : c.follower.takeOutgoing()) c.out.push_back(std::move(text));
         if ((c.out.empty() && !c.drop) || !c.wsi) return;
-        if (std::this_thread::get_id() == serviceThread) {
+        if (loop.onServiceThread()) {
             lws_callback_on_writable(c.wsi);
         } else {
             c.wantWrite = true;
-            wake = true;
+            loop.requestWake();
         }
-    }
-    void wakeIfNeeded() {
-        if (wake && context) lws_cancel_service(context);
-        wake = false;
     }
     void connect(Connection& c);
     void scheduleReconnect(Connection& c, const std::string& why);
@@ -96,9 +88,9 @@ constexpr lws_usec_t kTickUs = 50 * LWS_US_PER_MS;
 } // namespace
 
 void SessionClient::Impl::connect(Connection& c) {
-    if (stopping || c.link == LinkState::Refused) return;
+    if (loop.stopping() || c.link == LinkState::Refused) return;
     lws_client_connect_info info{};
-    info.context = context;
+    info.context = loop.context();
     info.address = url.host.c_str();
     info.port = url.port;
     info.path = url.path.c_str();
@@ -126,7 +118,7 @@ void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& wh
         c.follower.disconnected();
         event({ClientEvent::Kind::Disconnected, c.index, std::nullopt, why});
     }
-    if (stopping || c.link == LinkState::Refused) return;
+    if (loop.stopping() || c.link == LinkState::Refused) return;
     if (!options.reconnect) {
         c.link = LinkState::Refused;
         event({ClientEvent::Kind::Refused, c.index, std::nullopt, why});
@@ -136,7 +128,7 @@ void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& wh
     const int base = kBackoffMs[std::min<std::size_t>(std::size_t(c.attempt), std::size(kBackoffMs) - 1)];
     ++c.attempt;
     const int delay = base + int(jitter() % unsigned(base / 5 + 1));
-    lws_sul_schedule(context, 0, &c.retry.sul, &Impl::onRetry, lws_usec_t(delay) * LWS_US_PER_MS);
+    lws_sul_schedule(loop.context(), 0, &c.retry.sul, &Impl::onRetry, lws_usec_t(delay) * LWS_US_PER_MS);
 }
 
 void SessionClient::Impl::onRetry(lws_sorted_usec_list_t* sul) {
@@ -156,7 +148,7 @@ void SessionClient::Impl::onTick(lws_sorted_usec_list_t* sul) {
                 self->flush(*c);
             }
     }
-    if (!self->stopping) lws_sul_schedule(self->context, 0, &self->tick.sul, &Impl::onTick, kTickUs);
+    if (!self->loop.stopping()) lws_sul_schedule(self->loop.context(), 0, &self->tick.sul, &Impl::onTick, kTickUs);
 }
 
 int SessionClient::Impl::callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len) {
@@ -242,7 +234,7 @@ SessionClient::SessionClient(ClientOptions options) : impl_(std::make_unique<Imp
     const int n = std::max(1, impl_->options.connections);
     for (int i = 0; i < n; ++i) {
         FollowerOptions f{impl_->options.code, impl_->options.name, impl_->options.secret, impl_->options.buffer};
-        if (n > 1) f.name += " " + std::to_string(i + 1);
+        if (n > 1) f.name += ' ' + std::to_string(i + 1);
         f.log = impl_->options.log;
         auto c = std::make_unique<Impl::Connection>(std::move(f));
         c->owner = impl_.get();
@@ -263,20 +255,15 @@ SessionClient::SessionClient(ClientOptions options) : impl_(std::make_unique<Imp
     info.user = impl_.get();
     info.options = url->secure ? LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT : 0;
     info.fd_limit_per_thread = std::uint32_t(n + 16);
-    impl_->context = lws_create_context(&info);
-    if (!impl_->context) throw std::runtime_error("libwebsockets could not start a client");
+    lws_context* context = lws_create_context(&info);
+    if (!context) throw std::runtime_error("libwebsockets could not start a client");
     Impl* impl = impl_.get();
-    std::lock_guard lock(impl->mutex); // the thread waits until it knows its own id
+    std::lock_guard lock(impl->mutex);
     for (auto& c : impl->connections) // staggered a little, as students arrive
-        lws_sul_schedule(impl->context, 0, &c->retry.sul, &Impl::onRetry, lws_usec_t(c->index) * 2 * LWS_US_PER_MS);
+        lws_sul_schedule(context, 0, &c->retry.sul, &Impl::onRetry, lws_usec_t(c->index) * 2 * LWS_US_PER_MS);
     impl->tick.owner = impl;
-    lws_sul_schedule(impl->context, 0, &impl->tick.sul, &Impl::onTick, kTickUs);
-    impl->thread = std::thread([impl] {
-        { std::lock_guard wait(impl->mutex); }
-        while (!impl->stopping.load())
-            if (lws_service(impl->context, 0) < 0) break;
-    });
-    impl->serviceThread = impl->thread.get_id();
+    lws_sul_schedule(context, 0, &impl->tick.sul, &Impl::onTick, kTickUs);
+    impl->loop.start(context, impl->mutex);
 }
 
 SessionClient::~SessionClient() {
@@ -286,13 +273,10 @@ SessionClient::~SessionClient() {
             c->out.push_back(encode(msg::Leave{}));
             impl_->flush(*c);
         }
-        impl_->wakeIfNeeded();
+        impl_->loop.wakeIfNeeded();
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20)); // let the leaves go
-    impl_->stopping = true;
-    lws_cancel_service(impl_->context);
-    impl_->thread.join();
-    lws_context_destroy(impl_->context);
+    impl_->loop.stop();
 }
 
 double SessionClient::now() const { return impl_->clock.now(); }
@@ -324,7 +308,7 @@ bool SessionClient::setFollowing(bool following, int i) {
     Impl::Connection& c = impl_->at(i);
     const bool ok = c.follower.setFollowing(following);
     impl_->flush(c);
-    impl_->wakeIfNeeded();
+    impl_->loop.wakeIfNeeded();
     return ok;
 }
 
@@ -333,7 +317,7 @@ bool SessionClient::drive(const Message& message, int i) {
     Impl::Connection& c = impl_->at(i);
     const bool ok = c.follower.drive(message);
     impl_->flush(c);
-    impl_->wakeIfNeeded();
+    impl_->loop.wakeIfNeeded();
     return ok;
 }
 
@@ -357,7 +341,7 @@ void SessionClient::dropConnection(int i) {
     Impl::Connection& c = impl_->at(i);
     c.drop = true;
     impl_->flush(c);
-    impl_->wakeIfNeeded();
+    impl_->loop.wakeIfNeeded();
 }
 
 } // namespace atrium::transport

@@ -33,11 +33,7 @@ struct SessionServer::Impl : HubOutput {
     std::unique_ptr<SessionHub> hub;
     std::map<int, Connection> connections;
     int nextId = 1;
-    lws_context* context = nullptr;
-    std::thread thread;
-    std::thread::id serviceThread;
-    std::atomic<bool> stopping{false};
-    bool wake = false;
+    ServiceLoop loop;
     std::unique_ptr<RecordingWriter> recorder;
     std::function<void()> notify;
     std::function<void(const std::string&)> log;
@@ -64,17 +60,12 @@ struct SessionServer::Impl : HubOutput {
         requestWrite(it->second);
     }
     void requestWrite(Connection& c) {
-        if (std::this_thread::get_id() == serviceThread) {
+        if (loop.onServiceThread()) {
             lws_callback_on_writable(c.wsi);
         } else {
             c.wantWrite = true;
-            wake = true;
+            loop.requestWake();
         }
-    }
-    /// After a call from another thread: wakes the service loop to ask for writes.
-    void wakeIfNeeded() {
-        if (wake && context) lws_cancel_service(context);
-        wake = false;
     }
 
     void say(const std::string& line) {
@@ -225,28 +216,22 @@ SessionServer::SessionServer(ServerOptions options) : options_(std::move(options
         info.ssl_cert_filepath = cert.c_str();
         info.ssl_private_key_filepath = key.c_str();
     }
-    impl_->context = lws_create_context(&info);
-    if (!impl_->context)
+    lws_context* context = lws_create_context(&info);
+    if (!context)
         throw TransportError("cannot serve the session on port " + std::to_string(options_.port) +
                              (options_.tls ? " with the certificate " + cert : std::string()) +
                              " (is the port in use?)");
-    lws_vhost* vhost = lws_get_vhost_by_name(impl_->context, "atrium");
+    lws_vhost* vhost = lws_get_vhost_by_name(context, "atrium");
     port_ = vhost ? lws_get_vhost_listen_port(vhost) : options_.port;
-    Impl* impl = impl_.get();
-    std::lock_guard lock(impl->mutex); // the thread waits until it knows its own id
-    impl_->thread = std::thread([impl] {
-        { std::lock_guard wait(impl->mutex); }
-        while (!impl->stopping.load())
-            if (lws_service(impl->context, 0) < 0) break;
-    });
-    impl_->serviceThread = impl_->thread.get_id();
+    std::lock_guard lock(impl_->mutex);
+    impl_->loop.start(context, impl_->mutex);
 }
 
 SessionServer::~SessionServer() {
     {
         std::lock_guard lock(impl_->mutex);
         impl_->hub->shutdown("session over");
-        impl_->wakeIfNeeded();
+        impl_->loop.wakeIfNeeded();
         if (impl_->recorder) {
             try {
                 impl_->recorder->finish();
@@ -264,10 +249,7 @@ SessionServer::~SessionServer() {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }
-    impl_->stopping = true;
-    lws_cancel_service(impl_->context);
-    impl_->thread.join();
-    lws_context_destroy(impl_->context);
+    impl_->loop.stop();
 }
 
 std::string SessionServer::url(const std::string& host) const {
@@ -280,7 +262,7 @@ double SessionServer::now() const { return impl_->clock.now(); }
 bool SessionServer::drive(Message message) {
     std::lock_guard lock(impl_->mutex);
     const bool ok = impl_->hub->drive(std::move(message), impl_->clock.now());
-    impl_->wakeIfNeeded();
+    impl_->loop.wakeIfNeeded();
     return ok;
 }
 
@@ -302,7 +284,7 @@ SessionHub::Counters SessionServer::counters() const {
 double SessionServer::serviceCpuSeconds() const {
     clockid_t id;
     timespec ts{};
-    if (pthread_getcpuclockid(impl_->thread.native_handle(), &id) != 0 || clock_gettime(id, &ts) != 0) return 0.0;
+    if (pthread_getcpuclockid(impl_->loop.thread().native_handle(), &id) != 0 || clock_gettime(id, &ts) != 0) return 0.0;
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
