@@ -14,7 +14,6 @@
 #include "widgets/PackageDownload.h"
 #include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
-#include "widgets/SimulationRunner.h"
 
 #include <QDockWidget>
 #include <QFileInfo>
@@ -417,9 +416,9 @@ void LiveLectureUi::publish() {
         host_->drive(msg::View{0, v});
         sentView_ = v;
     }
-    const void* runner = window_->sceneView()->runner();
-    if (runner != runner_ && runner_ && runner) ++resets_; // the blood was started again
-    runner_ = runner;
+    const void* source = window_->sceneView()->bloodSource();
+    if (source != bloodSource_ && bloodSource_ && source) ++resets_; // the blood was started again
+    bloodSource_ = source;
     SimState s = currentSim(now);
     const bool changed = !sentSim_ || sentSim_->running != s.running || sentSim_->rateBpm != s.rateBpm ||
                          sentSim_->particles != s.particles || sentSim_->viscosity != s.viscosity ||

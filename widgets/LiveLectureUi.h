@@ -136,7 +136,7 @@ private:
     std::optional<session::SimState> sentSim_;
     std::optional<session::ViewSettings> sentView_;
     std::optional<std::string> sentResource_;
-    const void* runner_ = nullptr;
+    const void* bloodSource_ = nullptr; ///< a new one means the blood was started again
     int resets_ = 0;
 
     // Student: what was applied last.

@@ -14,7 +14,7 @@
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/SceneView.h"
-#include "widgets/SimulationRunner.h"
+#include "widgets/BloodSource.h"
 
 #include <QAction>
 #include <QApplication>
@@ -116,7 +116,7 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
     const auto* studentPlayback = studentWindow->narratives()->playback();
     ASSERT_TRUE(waitFor([&] { return studentPlayback->active() && studentPlayback->frame().node == 2; }, 10));
     auto held = [](MainWindow& w) {
-        const auto* r = w.sceneView()->runner();
+        const auto* r = w.sceneView()->bloodSource(); // live or baked
         const auto s = w.sceneView()->shownSnapshot();
         return r && r->paused() && !r->pendingHold() && s && std::abs(s->cyclePhase - 0.3) < 0.02;
     };
