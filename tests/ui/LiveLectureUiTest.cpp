@@ -40,7 +40,7 @@ const QString kLecture = ATRIUM_SAMPLE_LECTURE;
 std::unique_ptr<MainWindow> openLecture() {
     widgets::ViewerOptions options;
     options.lecture = kLecture;
-    options.particleBudget = 2000;
+    options.particleBudget = 1000; // the fewest: the hearts below must beat to a phase on a busy machine
     options.persistSettings = false;
     options.headless = true;
     auto w = std::make_unique<MainWindow>(options);
@@ -120,7 +120,8 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
         const auto s = w.sceneView()->shownSnapshot();
         return r && r->paused() && !r->pendingHold() && s && std::abs(s->cyclePhase - 0.3) < 0.02;
     };
-    ASSERT_TRUE(waitFor([&] { return held(*lecturerWindow) && held(*studentWindow); }, 60))
+    // The hearts beat on (at the simulation's pace, slow on a loaded machine) until 0.3.
+    ASSERT_TRUE(waitFor([&] { return held(*lecturerWindow) && held(*studentWindow); }, 240))
         << "the hearts did not stop at 0.3: lecturer at " << lecturerWindow->sceneView()->shownSnapshot()->cyclePhase
         << ", student at " << studentWindow->sceneView()->shownSnapshot()->cyclePhase;
     EXPECT_FALSE(studentWindow->currentViewState().bloodVisible.value_or(true));
