@@ -76,6 +76,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     if (options.navigation) choose(modes_, int(*options.navigation));
     if (options.color) choose(colors_, int(*options.color));
     if (options.fluid) choose(fluids_, int(*options.fluid));
+    flowFile_ = options.flowFile;
     if (options.realTimeFlow || options.flowFile) realTime_->setChecked(options.flowFile || *options.realTimeFlow);
 
     connect(view_, &SceneView::frameRendered, this, [this] {
@@ -150,6 +151,7 @@ void MainWindow::loadHeart(const heart::HeartSource& source) {
 }
 
 void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
+    if (heart_) flowFile_.reset(); // a beat file opened for the previous heart
     heart_ = loaded.mesh;
     anatomy_ = loaded.anatomy;
     source_ = loaded.source;
@@ -190,7 +192,10 @@ void MainWindow::returnFocusToView() {
 
 void MainWindow::openSolverPanel() {
     SolverPanel panel(choices_, this);
-    if (panel.exec() == QDialog::Accepted) restartSimulation(panel.choices());
+    if (panel.exec() == QDialog::Accepted) {
+        flowFile_.reset(); // a beat file holds its own parameters: bake the ones chosen
+        restartSimulation(panel.choices());
+    }
     returnFocusToView();
 }
 

@@ -123,6 +123,9 @@ private:
     void buildAnnotations();
     void showAnnotations(const LoadedHeart& heart);
     void playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat);
+    /// Simulation > Open a baked beat / Save the baked beat (MainWindowFlow.cpp).
+    void openBakedBeat();
+    void saveBakedBeat();
     /// The key of a bake of the current heart with the current choices.
     std::string flowKey() const;
     /// After a dialog or menu: the window active again and the view holding the keys.
@@ -147,6 +150,7 @@ private:
     LectureUi* lecture_;
     FlowBaker* baker_;
     bool bakeAgain_ = false; // the choices changed while a bake ran
+    std::optional<std::filesystem::path> flowFile_; // a baked beat file to play instead of baking
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;
@@ -159,6 +163,7 @@ private:
 
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;
     QAction* realTime_;
+    QAction *openBeat_, *saveBeat_;
     QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
     QMenu* colourMenu_ = nullptr;

@@ -64,6 +64,16 @@ void MainWindow::buildActions() {
     realTime_->setObjectName("realTimeFlowAction");
     realTime_->setIcon(icon("baked"));
     connect(realTime_, &QAction::toggled, this, &MainWindow::setRealTimeFlow);
+    openBeat_ = makeAction(this, "Open a baked beat...", QKeySequence(Qt::CTRL | Qt::Key_B),
+                           "Play a beat baked for this heart (saved with Save the baked beat, or by atrium-sim heart "
+                           "--bake): every student sees the same flow");
+    openBeat_->setObjectName("openBakedBeatAction");
+    connect(openBeat_, &QAction::triggered, this, &MainWindow::openBakedBeat);
+    saveBeat_ = makeAction(this, "Save the baked beat...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_B),
+                           "Save the real-time flow's beat to a file to share");
+    saveBeat_->setObjectName("saveBakedBeatAction");
+    saveBeat_->setEnabled(false);
+    connect(saveBeat_, &QAction::triggered, this, &MainWindow::saveBakedBeat);
     reset_ = makeAction(this, "Reset", Qt::Key_R, "Start the blood again from a filled, still heart");
     reset_->setIcon(icon("reset"));
     connect(reset_, &QAction::triggered, this, [this] { restartSimulation(choices_); });
@@ -188,6 +198,8 @@ void MainWindow::buildMenus() {
     sim->addAction(reset_);
     sim->addSeparator();
     sim->addAction(realTime_);
+    sim->addAction(openBeat_);
+    sim->addAction(saveBeat_);
     sim->addAction(solverPanel_);
     QMenu* backend = sim->addMenu("Backend");
     auto* backends = new QActionGroup(this);

@@ -10,7 +10,9 @@
 #include "widgets/SimulationRunner.h"
 
 #include <QAction>
+#include <QFileDialog>
 #include <QMessageBox>
+#include <QScopeGuard>
 #include <QStatusBar>
 
 namespace atrium::widgets {
@@ -36,20 +38,21 @@ std::string MainWindow::flowKey() const {
 void MainWindow::startBlood() {
     if (!heart_) return;
     const RunnerSettings rs = choices_.runnerSettings(poolMl_);
+    saveBeat_->setEnabled(false); // until a beat plays
     if (!realTimeFlow()) {
         if (baker_->busy()) baker_->cancel();
         view_->setBloodSource(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
         return;
     }
-    if (options_.flowFile) {
+    if (flowFile_) {
         try {
-            auto beat = std::make_shared<const heart::BakedBeat>(heart::BakedBeat::load(*options_.flowFile));
+            auto beat = std::make_shared<const heart::BakedBeat>(heart::BakedBeat::load(*flowFile_));
             const std::string heartLine = flowKey().substr(0, flowKey().find("\ncycleSeconds"));
             if (beat->key.rfind(heartLine, 0) != 0)
-                throw std::runtime_error(options_.flowFile->string() + ": baked from another heart than the one shown");
+                throw std::runtime_error(flowFile_->string() + ": baked from another heart than the one shown");
             return playBakedBeat(std::move(beat));
         } catch (const std::exception& e) {
-            options_.flowFile.reset();
+            flowFile_.reset();
             const QString message = QString::fromStdString(e.what());
             Q_EMIT loadFailed(message);
             if (!options_.headless) QMessageBox::warning(this, "Real-time flow", message);
@@ -76,7 +79,37 @@ void MainWindow::startBlood() {
 
 void MainWindow::playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat) {
     view_->setBloodSource(std::make_shared<BakedFlowPlayer>(std::move(beat), heart_, 0.8, playPause_->isChecked()));
+    saveBeat_->setEnabled(true);
     statusBar()->showMessage("Real-time flow: a baked beat plays at the true heart rate (T: live simulation)", 6000);
+}
+
+void MainWindow::openBakedBeat() {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
+    const QString path =
+        QFileDialog::getOpenFileName(this, "Open a baked beat of this heart", QString(), "Baked beats (*.atriumflow)");
+    if (path.isEmpty() || !heart_) return;
+    flowFile_ = path.toStdString();
+    if (realTimeFlow()) startBlood();
+    else realTime_->setChecked(true); // starts it
+}
+
+void MainWindow::saveBakedBeat() {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
+    const auto* player = dynamic_cast<const BakedFlowPlayer*>(view_->bloodSource());
+    if (!player || !player->beat()) {
+        statusBar()->showMessage("No baked beat is playing: Simulation > Real-time flow (T) bakes one", 5000);
+        return;
+    }
+    const QString path = QFileDialog::getSaveFileName(this, "Save the baked beat (students open it with Simulation > "
+                                                            "Open a baked beat)",
+                                                      "heart.atriumflow", "Baked beats (*.atriumflow)");
+    if (path.isEmpty()) return;
+    try {
+        player->beat()->save(path.toStdString());
+        statusBar()->showMessage("Saved " + path, 5000);
+    } catch (const std::exception& e) {
+        QMessageBox::warning(this, "Save the baked beat", QString::fromStdString(e.what()));
+    }
 }
 
 void MainWindow::connectFlow() {

@@ -736,6 +736,20 @@ TEST(Viewer, RealTimeFlowBakesOncePlaysAtTheHeartRateAndSwitchesBack) {
     ASSERT_NE(v->runner(), nullptr);
     realTime->trigger();
     ASSERT_TRUE(waitFor([&] { return player() && player()->beat(); }, 20)) << "the cached bake was not used";
+    EXPECT_TRUE(w.findChild<QAction*>("saveBakedBeatAction")->isEnabled());
+
+    // Saved and opened elsewhere (a student's window), the beat plays without a bake.
+    QTemporaryDir share;
+    const std::string file = (share.path() + "/beat.atriumflow").toStdString();
+    player()->beat()->save(file);
+    widgets::ViewerOptions student = options;
+    student.flowFile = file;
+    MainWindow s(student);
+    s.show();
+    const auto studentPlayer = [&] { return dynamic_cast<widgets::BakedFlowPlayer*>(s.sceneView()->bloodSource()); };
+    ASSERT_TRUE(waitFor([&] { return studentPlayer() && studentPlayer()->beat(); }, 60));
+    EXPECT_FALSE(s.flowBaker()->busy());
+    EXPECT_EQ(studentPlayer()->beat()->key, player()->beat()->key);
 }
 
 TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
