@@ -72,7 +72,9 @@ Recording Recording::parse(std::string_view text, const std::string& source) {
         const json j = json::parse(line, nullptr, false);
         if (j.is_discarded() || !j.is_object()) throw fail("not a JSON object");
         if (lineNo == 1) {
-            if (j.value("format", std::string()) != kRecordingFormat) throw fail("not an Atrium session recording");
+            const auto format = j.find("format");
+            if (format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != kRecordingFormat)
+                throw fail("not an Atrium session recording");
             const auto v = j.find("v");
             if (v == j.end() || *v != kProtocolVersion) throw fail("recording version not supported");
             if (!j.contains("session") || !j["session"].is_string()) throw fail("/session: missing");
