@@ -604,12 +604,15 @@ void LiveLectureUi::checkContent(const std::optional<ContentId>& content) {
     contentNote_.clear();
     if (!content || !guest_) return;
     Lecture* lecture = window_->lectureUi()->lecture();
-    auto hashOf = [](const QString& path) -> std::string {
+    auto hashOf = [this](const QString& path) -> std::string { // hashed once per file
+        if (hashed_.first == path) return hashed_.second;
+        std::string hash;
         try {
-            if (const auto id = contentIdOf(path.toStdString())) return id->hash;
+            if (const auto id = contentIdOf(path.toStdString())) hash = id->hash;
         } catch (const std::exception&) {
         }
-        return {};
+        hashed_ = {path, hash};
+        return hash;
     };
     if (lecture && hashOf(lecture->path()) == content->hash) return;
     // Not the lecturer's lecture: open the copy downloaded before, or download it now.
@@ -686,9 +689,10 @@ void LiveLectureUi::onFrame(double) {
         if (const auto pose = replay_->poseAt(t)) view->camera().setPose(*pose);
         panel_->showReplay(at, length, replayPlaying_);
     }
-    // The pointer follows its point on the heart.
-    if (pointer_->isVisible() && applied_ && applied_->pointer) {
-        if (const auto p = view->project(applied_->pointer->at, QSizeF(view->size())))
+    // The pointer follows its point on the heart (the lecturer's own, or the one received).
+    if (pointer_->isVisible()) {
+        const std::optional<Pointer> pointer = host_ ? host_->state().pointer : applied_ ? applied_->pointer : std::nullopt;
+        if (const auto p = pointer ? view->project(pointer->at, QSizeF(view->size())) : std::nullopt)
             pointer_->move(int(p->x()) - pointer_->width() / 2, int(p->y()) - pointer_->height() / 2);
     }
 }
@@ -725,6 +729,7 @@ bool LiveLectureUi::eventFilter(QObject* watched, QEvent* event) {
             std::optional<Pointer> pointer;
             if (at) pointer = Pointer{*at, ""};
             host_->drive(msg::PointerAt{0, pointer});
+            applyPointer(pointer);
             showMessage(at ? "Pointing at the heart for everyone (Alt+click elsewhere removes it)" : "Pointer removed");
             return true;
         }

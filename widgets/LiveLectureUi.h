@@ -146,6 +146,7 @@ private:
     QString contentNote_;
     PackageDownload* download_ = nullptr;
     std::string downloading_; ///< the hash being downloaded
+    std::pair<QString, std::string> hashed_; ///< the last lecture file hashed, and its hash
 
     QMenu* menu_ = nullptr;
     QDockWidget* dock_ = nullptr;

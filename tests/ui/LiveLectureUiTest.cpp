@@ -141,6 +141,11 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
     black.fill(Qt::black);
     EXPECT_GT(meanDifference(a, black), 5.0); // the picture shows something
 
+    // Alt+click on the heart points at it for everyone.
+    QTest::mouseClick(lecturerWindow->sceneView(), Qt::LeftButton, Qt::AltModifier, lecturerWindow->sceneView()->rect().center());
+    ASSERT_TRUE(lecturer.host()->state().pointer.has_value()) << "the click missed the wall";
+    ASSERT_TRUE(waitFor([&] { return student.guest()->state().pointer == lecturer.host()->state().pointer; }, 10));
+
     // The student explores with the mouse; the lecturer sees it; F brings it back.
     click(*studentWindow);
     EXPECT_FALSE(student.following());
