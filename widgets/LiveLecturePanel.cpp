@@ -102,12 +102,15 @@ void LiveLecturePanel::clear() {
     qr_ = {};
 }
 
-void LiveLecturePanel::showHosting(const QString& code, const QStringList& urls, const QString& secret) {
+void LiveLecturePanel::showHosting(const QString& code, const QStringList& urls, const QString& secret,
+                                   const QString& fingerprint) {
     hostBox_->show();
     replayBox_->hide();
     code_->setText(code);
     QString text = "<b>Join at</b><br>";
     for (const QString& u : urls) text += u.toHtmlEscaped() + "<br>";
+    if (!fingerprint.isEmpty())
+        text += "<small>Encrypted. Certificate fingerprint (SHA-256): " + fingerprint.toHtmlEscaped() + "</small><br>";
     text += "<small>Lecturer secret (to drive from another machine): " + secret.toHtmlEscaped() + "</small>";
     urls_->setText(text);
     qr_ = urls.isEmpty() ? QImage() : qrCode(urls.front() + "/?code=" + code, 3);

@@ -27,7 +27,8 @@ public:
     explicit LiveLecturePanel(QWidget* parent = nullptr);
 
     /// Lecturer: the code, the URLs (the first also as a QR code).
-    void showHosting(const QString& code, const QStringList& urls, const QString& secret);
+    /// `fingerprint`: a classroom certificate's, for students to compare (empty: plain ws://).
+    void showHosting(const QString& code, const QStringList& urls, const QString& secret, const QString& fingerprint = {});
     void showRoster(const std::vector<session::Member>& members);
     /// Student (or replay): one line of status.
     void showStatus(const QString& text);

@@ -15,6 +15,7 @@
 #include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
 
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QFileDialog>
@@ -168,10 +169,11 @@ void LiveLectureUi::showMessage(const QString& text, int ms) { window_->statusBa
 
 // ---- starting and stopping -------------------------------------------------------------
 
-bool LiveLectureUi::startLecture(int port, QString* error) {
+bool LiveLectureUi::startLecture(int port, QString* error, bool selfSigned) {
     stop();
     LiveHostOptions o;
     o.port = port;
+    o.selfSigned = selfSigned;
     if (Lecture* lecture = window_->lectureUi()->lecture()) o.package = lecture->path().toStdString();
     try {
         host_ = service_->host(o);
@@ -185,7 +187,7 @@ bool LiveLectureUi::startLecture(int port, QString* error) {
     sentSim_.reset();
     sentView_.reset();
     sentResource_.reset();
-    panel_->showHosting(host_->code(), host_->urls(), host_->secret());
+    panel_->showHosting(host_->code(), host_->urls(), host_->secret(), host_->fingerprint());
     dock_->show();
     reset();
     publish();
@@ -260,12 +262,24 @@ void LiveLectureUi::stop() {
 // ---- the menu's dialogs ----------------------------------------------------------------
 
 void LiveLectureUi::askStart() {
-    bool ok = false;
-    const int port = QInputDialog::getInt(window_, "Start lecture",
-                                          "Port for students to connect to (0: any free port):", 0, 0, 65535, 1, &ok);
-    if (!ok) return;
+    QDialog dialog(window_);
+    dialog.setWindowTitle("Start lecture");
+    auto* form = new QFormLayout(&dialog);
+    auto* port = new QSpinBox(&dialog);
+    port->setRange(0, 65535);
+    port->setSpecialValueText("any free port");
+    port->setToolTip("The port students connect to; 0 lets the system choose a free one");
+    auto* secure = new QCheckBox("Private: encrypt with a classroom certificate (wss://)", &dialog);
+    secure->setToolTip("Students then tick \"Accept a classroom certificate\" when they join; compare the fingerprint shown");
+    form->addRow("Port", port);
+    form->addRow(secure);
+    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
+    form->addRow(buttons);
+    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
+    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
+    if (dialog.exec() != QDialog::Accepted) return;
     QString error;
-    if (!startLecture(port, &error)) QMessageBox::warning(window_, "Atrium", error);
+    if (!startLecture(port->value(), &error, secure->isChecked())) QMessageBox::warning(window_, "Atrium", error);
 }
 
 void LiveLectureUi::askJoin() {
@@ -275,18 +289,23 @@ void LiveLectureUi::askJoin() {
     auto* url = new QLineEdit("ws://", &dialog);
     auto* code = new QLineEdit(&dialog);
     auto* name = new QLineEdit(qEnvironmentVariable("USER"), &dialog);
+    auto* selfSigned = new QCheckBox("Accept a classroom certificate (wss://)", &dialog);
+    selfSigned->setToolTip("For a private lecture on the classroom's network: compare the fingerprint the lecturer shows");
     url->setToolTip("The address the lecturer shows, e.g. ws://192.168.1.20:40123");
     code->setToolTip("The join code the lecturer shows");
     form->addRow("URL", url);
     form->addRow("Join code", code);
     form->addRow("Your name", name);
+    form->addRow(selfSigned);
     auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
     form->addRow(buttons);
     connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     if (dialog.exec() != QDialog::Accepted) return;
     QString error;
-    if (!join({url->text().trimmed(), code->text().trimmed().toUpper(), name->text().trimmed(), std::nullopt}, &error))
+    if (!join({url->text().trimmed(), code->text().trimmed().toUpper(), name->text().trimmed(), std::nullopt,
+               selfSigned->isChecked()},
+              &error))
         QMessageBox::warning(window_, "Atrium", error);
 }
 
@@ -637,7 +656,7 @@ void LiveLectureUi::checkContent(const std::optional<ContentId>& content) {
     }
     downloading_ = content->hash;
     contentNote_ = "Downloading the lecturer's lecture, " + QString::fromStdString(content->name) + " ...";
-    download_->start(guest_->url(), *content);
+    download_->start(guest_->url(), *content, guest_->allowsSelfSigned());
 }
 
 void LiveLectureUi::openDownloaded(const QString& path) {

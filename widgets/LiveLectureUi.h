@@ -56,8 +56,9 @@ public:
     ~LiveLectureUi() override;
 
     /// Serves the open lecture (or only the heart on screen when none is open) on
-    /// `port` (0: any). False with `error` set when the server cannot start.
-    bool startLecture(int port, QString* error = nullptr);
+    /// `port` (0: any), over wss:// with a classroom certificate when `selfSigned`.
+    /// False with `error` set when the server cannot start.
+    bool startLecture(int port, QString* error = nullptr, bool selfSigned = false);
     /// Connects to a lecture; the transport keeps trying in the background. False with
     /// `error` for a bad URL.
     bool join(const LiveJoinOptions& options, QString* error = nullptr);

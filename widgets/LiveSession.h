@@ -24,6 +24,8 @@ public:
     virtual ~LiveHost() = default;
     virtual QString code() const = 0;
     virtual QString secret() const = 0;
+    /// The SHA-256 fingerprint of a classroom's self-signed certificate (wss://), else empty.
+    virtual QString fingerprint() const = 0;
     /// URLs students can use, the local network's first and loopback last.
     virtual QStringList urls() const = 0;
     /// The session clock (seconds), what pose samples are stamped with.
@@ -51,6 +53,8 @@ class LiveGuest {
 public:
     virtual ~LiveGuest() = default;
     virtual QString url() const = 0;
+    /// Whether a classroom's self-signed certificate is accepted (for downloads too).
+    virtual bool allowsSelfSigned() const = 0;
     virtual bool joined() const = 0;
     virtual bool synced() const = 0;
     virtual session::SessionState state() const = 0;
@@ -72,11 +76,13 @@ public:
 struct LiveHostOptions {
     int port = 0; ///< 0: any free port
     std::optional<std::filesystem::path> package;
+    bool selfSigned = false; ///< wss:// with a classroom's self-signed certificate
 };
 
 struct LiveJoinOptions {
     QString url, code, name;
     std::optional<QString> secret;
+    bool allowSelfSigned = false; ///< accept a classroom's self-signed certificate (wss://)
 };
 
 /// Makes hosts and guests; provided by app/viewer.

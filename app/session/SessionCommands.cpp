@@ -141,14 +141,6 @@ std::pair<narrative::Narrative, std::string> packageNarrative(const fs::path& fi
     }
 }
 
-/// Where a classroom's self-signed certificate is kept: $XDG_CACHE_HOME/atrium/classroom-tls.
-fs::path classroomTlsFolder() {
-    const char* cache = std::getenv("XDG_CACHE_HOME");
-    const char* home = std::getenv("HOME");
-    const fs::path base = cache && *cache ? fs::path(cache) : fs::path(home ? home : "/tmp") / ".cache";
-    return base / "atrium" / "classroom-tls";
-}
-
 transport::ServerOptions serverOptions(const Arguments& a, const fs::path& package, std::ostream& err,
                                        std::string* fingerprint) {
     transport::ServerOptions o;
@@ -164,9 +156,7 @@ transport::ServerOptions serverOptions(const Arguments& a, const fs::path& packa
         o.tls = transport::TlsFiles{a.required("tls-cert"), a.required("tls-key")};
     }
     if (a.has("self-signed")) {
-        auto hosts = transport::localAddresses();
-        hosts.push_back("localhost");
-        const transport::SelfSigned cert = transport::makeSelfSignedCertificate(classroomTlsFolder(), hosts);
+        const transport::SelfSigned cert = transport::makeClassroomCertificate();
         o.tls = cert.files;
         *fingerprint = cert.fingerprint;
     }

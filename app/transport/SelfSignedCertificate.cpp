@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <memory>
 
 namespace atrium::transport {
@@ -92,6 +93,16 @@ SelfSigned makeSelfSignedCertificate(const std::filesystem::path& folder, const 
         throw TransportError(e.what());
     }
     return out;
+}
+
+SelfSigned makeClassroomCertificate() {
+    const char* cache = std::getenv("XDG_CACHE_HOME");
+    const char* home = std::getenv("HOME");
+    const std::filesystem::path base = cache && *cache ? std::filesystem::path(cache)
+                                                       : std::filesystem::path(home ? home : "/tmp") / ".cache";
+    auto hosts = localAddresses();
+    hosts.push_back("localhost");
+    return makeSelfSignedCertificate(base / "atrium" / "classroom-tls", hosts);
 }
 
 } // namespace atrium::transport

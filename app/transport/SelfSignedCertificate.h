@@ -24,4 +24,8 @@ struct SelfSigned {
 SelfSigned makeSelfSignedCertificate(const std::filesystem::path& folder, const std::vector<std::string>& hosts,
                                      int days = 7);
 
+/// A fresh classroom certificate for this machine's addresses (and localhost), kept in
+/// $XDG_CACHE_HOME/atrium/classroom-tls (~/.cache when unset).
+SelfSigned makeClassroomCertificate();
+
 } // namespace atrium::transport

@@ -1,5 +1,6 @@
 #include "app/viewer/LiveTransport.h"
 
+#include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionClient.h"
 #include "app/transport/SessionServer.h"
 
@@ -15,9 +16,10 @@ void logLine(const std::string& line) { std::cerr << "atrium: live session: " <<
 
 class Host : public widgets::LiveHost {
 public:
-    explicit Host(transport::ServerOptions o) : server_(std::move(o)) {}
+    Host(transport::ServerOptions o, QString fingerprint) : fingerprint_(std::move(fingerprint)), server_(std::move(o)) {}
     QString code() const override { return QString::fromStdString(server_.code()); }
     QString secret() const override { return QString::fromStdString(server_.lecturerSecret()); }
+    QString fingerprint() const override { return fingerprint_; }
     QStringList urls() const override {
         QStringList out;
         for (const auto& h : transport::localAddresses()) out << QString::fromStdString(server_.url(h));
@@ -33,13 +35,16 @@ public:
     void setNotify(std::function<void()> notify) override { server_.setNotify(std::move(notify)); }
 
 private:
+    QString fingerprint_;
     transport::SessionServer server_;
 };
 
 class Guest : public widgets::LiveGuest {
 public:
-    explicit Guest(transport::ClientOptions o) : url_(QString::fromStdString(o.url)), client_(std::move(o)) {}
+    explicit Guest(transport::ClientOptions o)
+        : url_(QString::fromStdString(o.url)), selfSigned_(o.allowSelfSigned), client_(std::move(o)) {}
     QString url() const override { return url_; }
+    bool allowsSelfSigned() const override { return selfSigned_; }
     bool joined() const override { return client_.link() == transport::LinkState::Joined; }
     bool synced() const override { return client_.synced(); }
     SessionState state() const override { return client_.state(); }
@@ -67,6 +72,7 @@ public:
 
 private:
     QString url_;
+    bool selfSigned_;
     transport::SessionClient client_;
 };
 
@@ -77,7 +83,13 @@ std::unique_ptr<widgets::LiveHost> LiveTransport::host(const widgets::LiveHostOp
     o.port = options.port;
     o.package = options.package;
     o.log = logLine;
-    return std::make_unique<Host>(std::move(o));
+    QString fingerprint;
+    if (options.selfSigned) {
+        const transport::SelfSigned cert = transport::makeClassroomCertificate();
+        o.tls = cert.files;
+        fingerprint = QString::fromStdString(cert.fingerprint);
+    }
+    return std::make_unique<Host>(std::move(o), fingerprint);
 }
 
 std::unique_ptr<widgets::LiveGuest> LiveTransport::join(const widgets::LiveJoinOptions& options) {
@@ -86,6 +98,7 @@ std::unique_ptr<widgets::LiveGuest> LiveTransport::join(const widgets::LiveJoinO
     o.code = options.code.trimmed().toUpper().toStdString();
     o.name = options.name.toStdString();
     if (options.secret) o.secret = options.secret->toStdString();
+    o.allowSelfSigned = options.allowSelfSigned;
     o.log = logLine;
     return std::make_unique<Guest>(std::move(o));
 }

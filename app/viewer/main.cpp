@@ -114,6 +114,7 @@ int main(int argc, char** argv) {
         {"name", "With --join: your name, as the lecturer sees it.", "NAME"},
         {"secret", "With --join: the lecturer secret, to drive the lecture from this machine.", "SECRET"},
         {"replay", "Replay a recorded live lecture (.atriumrec) in the window.", "FILE"},
+        {"self-signed", "With --lecture: encrypt it (wss://) with a classroom certificate. With --join: accept one."},
     });
     parser.addPositionalArgument("lecture", "A lecture to open: a content package (FILE.atrium) with its heart, narratives and "
                                             "resources.", "[FILE.atrium]");
@@ -214,6 +215,7 @@ int main(int argc, char** argv) {
     if (int(lecture) + int(joining) + int(replaying) > 1) fail("give one of --lecture, --join, --replay");
     if (lecture && !options.lecture) fail("--lecture goes with a lecture to serve: atrium FILE.atrium --lecture [--port P]");
     if (parser.isSet("port") && !lecture) fail("--port goes with --lecture");
+    if (parser.isSet("self-signed") && !lecture && !joining) fail("--self-signed goes with --lecture or --join");
     for (const char* option : {"code", "name", "secret"})
         if (parser.isSet(option) && !joining) fail(QString("--%1 goes with --join URL").arg(option));
     if (joining && !parser.isSet("code") && !parser.value("join").contains("code="))
@@ -265,7 +267,7 @@ int main(int argc, char** argv) {
             QObject::connect(window.lectureUi(), &widgets::LectureUi::lectureChanged, &live, [&](const QString& title) {
                 if (title.isEmpty() || live.host()) return;
                 QString error;
-                if (!live.startLecture(port, &error)) fail(error, 3);
+                if (!live.startLecture(port, &error, parser.isSet("self-signed"))) fail(error, 3);
                 std::cout << nlohmann::json{{"url", live.host()->urls().front().toStdString()},
                                             {"code", live.host()->code().toStdString()}}
                                  .dump()
@@ -274,7 +276,8 @@ int main(int argc, char** argv) {
         }
         QString error;
         if (joining && !live.join({parser.value("join"), parser.value("code").toUpper(), parser.value("name"),
-                                   parser.isSet("secret") ? std::optional(parser.value("secret")) : std::nullopt},
+                                   parser.isSet("secret") ? std::optional(parser.value("secret")) : std::nullopt,
+                                   parser.isSet("self-signed")},
                                   &error))
             fail(error);
         if (replaying && !live.openRecording(parser.value("replay"), &error)) fail(error, 2);

@@ -179,7 +179,7 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
     ASSERT_TRUE(waitFor([&] { return !student.guest()->maySteer(); }, 10));
 }
 
-TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHash) {
+TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHashOverTls) {
     QTemporaryDir cache;
     qputenv("XDG_CACHE_HOME", cache.path().toUtf8()); // the download cache starts empty
     auto lecturerWindow = openLecture();
@@ -193,8 +193,12 @@ TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHash) {
     auto service = std::make_shared<app::LiveTransport>();
     LiveLectureUi lecturer(lecturerWindow.get(), service, false);
     LiveLectureUi student(&studentWindow, service, false);
-    ASSERT_TRUE(lecturer.startLecture(0));
-    ASSERT_TRUE(student.join({lecturer.host()->urls().back(), lecturer.host()->code(), "Ben", std::nullopt}));
+    // A private lecture: wss:// with a classroom certificate, the download over https.
+    QString error;
+    ASSERT_TRUE(lecturer.startLecture(0, &error, true)) << error.toStdString();
+    ASSERT_TRUE(lecturer.host()->urls().back().startsWith("wss://127.0.0.1:"));
+    EXPECT_EQ(lecturer.host()->fingerprint().size(), 32 * 3 - 1);
+    ASSERT_TRUE(student.join({lecturer.host()->urls().back(), lecturer.host()->code(), "Ben", std::nullopt, true}));
     ASSERT_TRUE(waitFor([&] { return studentWindow.lectureUi()->lecture() != nullptr; }, 60)) << "the lecture was not downloaded";
     EXPECT_EQ(studentWindow.lectureUi()->lecture()->title(), lecturerWindow->lectureUi()->lecture()->title());
     const QString downloaded = studentWindow.lectureUi()->lecture()->path();
