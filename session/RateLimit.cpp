@@ -4,10 +4,14 @@
 
 namespace atrium::session {
 
-bool TokenBucket::take(double cost, double now) {
+double TokenBucket::available(double now) {
     if (last_ >= 0.0 && now > last_) tokens_ = std::min(burst_, tokens_ + (now - last_) * rate_);
     if (now > last_) last_ = now;
-    if (tokens_ < cost) return false;
+    return tokens_;
+}
+
+bool TokenBucket::take(double cost, double now) {
+    if (available(now) < cost) return false;
     tokens_ -= cost;
     return true;
 }

@@ -14,6 +14,8 @@ public:
     TokenBucket(double ratePerSecond, double burst) : rate_(ratePerSecond), burst_(burst), tokens_(burst) {}
     /// Takes `cost` tokens at time `now` (seconds) if there are enough; false otherwise.
     bool take(double cost, double now);
+    /// Tokens available at time `now`.
+    double available(double now);
 
 private:
     double rate_, burst_, tokens_;

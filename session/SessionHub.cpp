@@ -96,7 +96,15 @@ void SessionHub::handle(int id, Connection& c, Message m, double now) {
 }
 
 void SessionHub::join(int id, Connection& c, const msg::Hello& hello, double now) {
+    // Someone is guessing codes: turn every hello away until the guesses slow down.
+    if (wrongCodes_.available(now) < 1.0) {
+        log("connection " + std::to_string(id) + ": hello turned away: too many wrong join codes lately");
+        ++counters_.dropped;
+        sendTo(id, msg::Bye{"too many wrong join codes lately: try again in a few seconds"});
+        return close(id, c, "too many wrong join codes");
+    }
     if (!codesMatch(hello.code, options_.code)) {
+        wrongCodes_.take(1.0, now);
         log("connection " + std::to_string(id) + ": wrong join code");
         ++counters_.dropped;
         sendTo(id, msg::Bye{"wrong join code"});

@@ -5,7 +5,10 @@
 // HubOutput (send, close). That keeps every rule here, testable without a network.
 //
 // The rules:
-//  - a connection must say hello with the join code first; a wrong code closes it;
+//  - a connection must say hello with the join code first; a wrong code closes it, and
+//    wrong codes are limited for the whole server (a burst of 20, then one a second):
+//    past that, every hello is turned away for a moment, so that guessing the code's 30
+//    bits takes years;
 //  - it then gets a welcome (its id, the session, the content, a lecturer challenge),
 //    one snapshot of the whole state and, from then on, every delta (numbered `seq`)
 //    and every camera pose sample;
@@ -126,6 +129,7 @@ private:
     std::function<void(double, const std::string&)> tap_;
     std::function<void()> rosterChanged_;
     Counters counters_;
+    TokenBucket wrongCodes_{1.0, 20.0}; ///< wrong join codes the server tolerates
 };
 
 } // namespace atrium::session

@@ -146,6 +146,26 @@ TEST(SessionHub, AWrongCodeClosesTheConnection) {
     EXPECT_EQ(room.hub.joinedCount(), 0u);
 }
 
+TEST(SessionHub, GuessingTheCodeTurnsEveryoneAwayForAMoment) {
+    Classroom room(options());
+    for (int i = 0; i < 20; ++i) { // a burst of guesses
+        room.hub.opened(100 + i, room.now);
+        room.raw(100 + i, encode(msg::Hello{"GUESS" + std::to_string(i % 10), "x", std::nullopt}));
+    }
+    room.pump();
+    SessionFollower& honest = room.join(1, "honest"); // the right code, but now
+    room.pump();
+    EXPECT_FALSE(honest.joined());
+    EXPECT_EQ(room.closeReasons[1], "too many wrong join codes");
+    room.now += 2.0; // the guesses stopped
+    auto node = room.followers.extract(1);
+    room.followers.insert({2, std::move(node.mapped())});
+    room.hub.opened(2, room.now);
+    room.followers.at(2).connected(room.now);
+    room.pump();
+    EXPECT_TRUE(room.followers.at(2).joined());
+}
+
 TEST(SessionHub, OnlyHelloComesFirst) {
     Classroom room(options());
     room.hub.opened(1, 1.0);
