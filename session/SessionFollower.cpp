@@ -86,7 +86,7 @@ void SessionFollower::handle(Message m, double now) {
         ++counters_.snapshots;
         if (state_.pose && clock_.synced()) buffer_.push(*state_.pose, lecturerNow(now));
         else if (state_.pose) buffer_.push(*state_.pose, state_.pose->t);
-        if (state_.attention == Attention::Hold) following_ = true;
+        followIfHeld();
         if (applied_) applied_(m);
         return;
     }
@@ -121,14 +121,17 @@ void SessionFollower::handle(Message m, double now) {
         }
         seq_ = seq;
         applyToState(state_, m);
-        if (const auto* a = std::get_if<msg::AttentionMode>(&m); a && a->mode == Attention::Hold && !following_) {
-            following_ = true; // held: back to follow
-            queue(msg::Status{true});
-        }
+        followIfHeld();
         if (applied_) applied_(m);
         return;
     }
     drop(std::string(typeName(m)) + ": not a message a server sends");
+}
+
+void SessionFollower::followIfHeld() {
+    if (state_.attention != Attention::Hold || following_) return;
+    following_ = true;
+    queue(msg::Status{true});
 }
 
 std::optional<narrative::CameraPose> SessionFollower::poseAt(double now) {

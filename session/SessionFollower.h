@@ -93,6 +93,8 @@ public:
 private:
     void handle(Message m, double now);
     void drop(const std::string& reason);
+    /// While the lecturer holds attention, an exploring student follows again (and says so).
+    void followIfHeld();
     void queue(const Message& m) { outgoing_.push_back(encode(m)); }
 
     FollowerOptions options_;

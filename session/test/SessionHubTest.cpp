@@ -282,6 +282,22 @@ TEST(SessionHub, HoldingAttentionBringsExplorersBack) {
     EXPECT_TRUE(s.setFollowing(false));
 }
 
+TEST(SessionHub, AHoldThatArrivesInASnapshotBringsTheExplorerBackAndTellsTheLecturer) {
+    Classroom room(options());
+    SessionFollower& s = room.join(1, "s");
+    room.pump();
+    ASSERT_TRUE(s.setFollowing(false));
+    room.pump();
+    room.dropNext[1] = 1;
+    room.hub.drive(msg::AttentionMode{0, Attention::Hold}, 2.0); // lost: the next delta resyncs
+    room.hub.drive(msg::Resource{0, "r"}, 2.0);
+    room.pump();
+    room.pump();
+    EXPECT_EQ(s.counters().resyncs, 1u);
+    EXPECT_TRUE(s.following());
+    EXPECT_TRUE(room.hub.roster()[0].following) << "the roster must not show a held student as exploring";
+}
+
 TEST(SessionHub, ALostDeltaIsNoticedAndASnapshotRestoresTheState) {
     Classroom room(options());
     SessionFollower& s = room.join(1, "s");
