@@ -1,4 +1,5 @@
 #include "widgets/OverlayMedia.h"
+#include "widgets/SoundOutput.h"
 
 #include <QAudioOutput>
 #include <QMediaPlayer>
@@ -37,7 +38,6 @@ void OverlayMedia::show(const QString& key, const std::vector<narrative::Overlay
             t.player = new QMediaPlayer(this);
             t.audio = new QAudioOutput(t.player);
             t.audio->setVolume(float(item.volume));
-            t.player->setAudioOutput(t.audio);
             if (item.kind == OverlayKind::Video) {
                 t.sink = new QVideoSink(t.player);
                 t.player->setVideoSink(t.sink);
@@ -63,6 +63,7 @@ void OverlayMedia::show(const QString& key, const std::vector<narrative::Overlay
     for (Track& t : tracks_) {
         if (!t.player) continue;
         if (playing && (!t.started || t.pausedByUs)) {
+            routeSoundIfPossible(*t.player, *t.audio);
             t.player->play();
             t.started = true;
             t.pausedByUs = false;

@@ -1,4 +1,5 @@
 #include "widgets/ResourceViewer.h"
+#include "widgets/SoundOutput.h"
 
 #include <QAudioOutput>
 #include <QGraphicsPixmapItem>
@@ -131,11 +132,10 @@ QMediaPlayer* ResourceViewer::player() {
     if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg");
     player_ = new QMediaPlayer(this);
     audio_ = new QAudioOutput(this);
-    player_->setAudioOutput(audio_);
     player_->setVideoSink(video_->sink());
     connect(playPause_, &QToolButton::clicked, this, [this] {
         if (player_->playbackState() == QMediaPlayer::PlayingState) player_->pause();
-        else player_->play();
+        else play();
     });
     connect(player_, &QMediaPlayer::playbackStateChanged, this, [this](QMediaPlayer::PlaybackState s) {
         playPause_->setIcon(style()->standardIcon(s == QMediaPlayer::PlayingState ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
@@ -146,6 +146,12 @@ QMediaPlayer* ResourceViewer::player() {
     });
     connect(position_, &QSlider::sliderMoved, player_, [this](int v) { player_->setPosition(v); });
     return player_;
+}
+
+void ResourceViewer::play() {
+    const bool heard = routeSoundIfPossible(*player(), *audio_);
+    playPause_->setToolTip(heard ? "Play or pause" : "Play or pause (no audio device here: the sound is silent)");
+    player_->play();
 }
 
 void ResourceViewer::stopMedia() {
@@ -197,7 +203,7 @@ bool ResourceViewer::showResource(const Resource& r, const QString& mediaFile, Q
     case ResourceKind::Audio:
         video_->setVisible(r.kind == ResourceKind::Video);
         player()->setSource(QUrl::fromLocalFile(mediaFile));
-        player_->play();
+        play();
         pages_->setCurrentWidget(mediaPage_);
         break;
     default:

@@ -67,6 +67,8 @@ protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
+    /// Plays the media, with sound where the system has an audio device.
+    void play();
     void stopMedia();
 
     QLabel *title_, *meta_;
