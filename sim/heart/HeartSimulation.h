@@ -75,7 +75,7 @@ struct HeartSimulationSettings {
     /// m/s. WCSPH wants c0 >= 10 v_max; the adult phantom ejects at ~2.5 m/s mean
     /// through its 16 mm aorta (4-5 m/s jets), so 10 m/s (~1 % density error at 1 m/s,
     /// ~5-8 % in the systolic jets) trades accuracy for a time step half that of
-    /// 20 m/s. See docs/PERFORMANCE.md, "Blood in the beating phantom".
+    /// 20 m/s. See docs/PERFORMANCE.md, "Known gaps".
     double soundSpeed = 10.0;
     double viscosity = 0.0035;        ///< blood, Pa s
     /// The wall is posed at evenly spaced moments of the cycle (wallPosesPerCycle()),
