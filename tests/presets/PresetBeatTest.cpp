@@ -71,8 +71,8 @@ TEST_P(PresetBeat, TenBeatsOnTheGpuAtTheViewerDefaults) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetBeat, ::testing::ValuesIn(heart::HeartPhantom::presetNames()),
-                         [](const auto& info) {
-                             std::string name = info.param;
+                         [](const auto& param) {
+                             std::string name = param.param;
                              std::erase(name, '-');
                              return name;
                          });
