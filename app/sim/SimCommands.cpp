@@ -763,6 +763,9 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"emitted", solver.accounting().emitted},
             {"ms_per_step", steps ? ms / double(steps) : 0.0},
             {"ms_mesh_update", sim->meshUpdates() ? sim->meshUpdateMs() / double(sim->meshUpdates()) : 0.0},
+            // The valves' share of a step: timing, planes, and the blood counted when
+            // they open or close (a read-back of the particles, a few times a beat).
+            {"ms_valves_per_step", steps ? sim->valveMs() / double(steps) : 0.0},
             // The first beat builds each pose of the wall and keeps it (as many as the
             // memory budget holds), later beats restore them.
             {"wall_poses",

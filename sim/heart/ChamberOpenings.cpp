@@ -494,25 +494,36 @@ Chamber valveOpenings(std::vector<sph::TriangleMesh>& phases, bool fixedTopology
         v.around = int(std::clamp<std::size_t>(o.loop[0].size(), 24, 128));
         v.along = std::max(3, int(std::ceil(v.length / (kTwoPi * v.radius / v.around))));
     }
-    // Neighbouring tubes must not meet: narrow both (to half at most) where they would.
+    // Neighbouring tubes must not meet: shorten both (to 1.5 radii at most), then narrow
+    // them (to half at most) where they would.
     for (std::size_t a = 0; a < openings.size(); ++a)
         for (std::size_t b = a + 1; b < openings.size(); ++b) {
             if (!openings[a].role || !openings[b].role) continue;
             Vestibule &va = tubes[a], &vb = tubes[b];
-            const double gap = 1.0;
-            const double d = segmentDistance(va.base, va.base + va.axis * float(va.length), vb.base,
-                                             vb.base + vb.axis * float(vb.length));
-            if (d >= va.radius + vb.radius + gap) continue;
-            const double f = (d - gap) / (va.radius + vb.radius);
-            if (f < 0.5)
-                throw std::runtime_error("chamber " + options.chamberName + ": openings " +
-                                         std::to_string(openings[a].number) + " and " +
-                                         std::to_string(openings[b].number) +
-                                         " face each other too closely for the tubes behind their valves (" +
-                                         format(openings[a].shape.center) + ", " + format(openings[b].shape.center) +
-                                         "); cap one with a rule (\"role\": \"wall\")");
-            va.radius *= f;
-            vb.radius *= f;
+            const double gap = 1.0, ra = va.radius, rb = vb.radius;
+            for (;;) {
+                const double d = segmentDistance(va.base, va.base + va.axis * float(va.length), vb.base,
+                                                 vb.base + vb.axis * float(vb.length));
+                if (d >= va.radius + vb.radius + gap) break;
+                if (va.length > 1.5 * va.radius || vb.length > 1.5 * vb.radius) {
+                    va.length = std::max(1.5 * va.radius, 0.85 * va.length);
+                    vb.length = std::max(1.5 * vb.radius, 0.85 * vb.length);
+                    continue;
+                }
+                const double f = (d - gap) / (va.radius + vb.radius);
+                if (va.radius * f < 0.5 * ra || vb.radius * f < 0.5 * rb)
+                    throw std::runtime_error("chamber " + options.chamberName + ": openings " +
+                                             std::to_string(openings[a].number) + " and " +
+                                             std::to_string(openings[b].number) +
+                                             " face each other too closely for the tubes behind their valves (" +
+                                             format(openings[a].shape.center) + ", " +
+                                             format(openings[b].shape.center) + "); cap one with a rule (\"role\": \"wall\")");
+                va.radius *= f;
+                vb.radius *= f;
+                va.length = std::max(va.length, 1.5 * va.radius);
+                vb.length = std::max(vb.length, 1.5 * vb.radius);
+            }
+            for (Vestibule* v : {&va, &vb}) v->along = std::max(3, int(std::ceil(v->length / (kTwoPi * v->radius / v->around))));
         }
     // A tube must not cut through the chamber's own wall.
     for (std::size_t i = 0; i < openings.size(); ++i) {

@@ -366,6 +366,8 @@ void HeartSimulation::sampleVolumeRates() {
     };
     rateMlPerS_.clear();
     peakRateMlPerS_.clear();
+    fillingTable_.clear();
+    emptyingTable_.clear();
     for (std::vector<double>& r : rate) {
         // The flux misses the small volume drops at the half-way switches, where mesh
         // k+1's vertices land on mesh k's surface and its flat triangles cut inside it
@@ -379,6 +381,25 @@ void HeartSimulation::sampleVolumeRates() {
         double peak = 0.0;
         for (double x : rateMlPerS_.back()) peak = std::max(peak, std::fabs(x));
         peakRateMlPerS_.push_back(peak);
+        // A valve is open while the volume changes faster than isovolumicFraction of
+        // its peak rate, except that an inflow valve, once open, stays open until the
+        // filling all but stops (a third of that; two laps round the periodic table
+        // settle the state): closed at the threshold, a ventricle whose filling slows to
+        // zero at end-diastole ended 1.2 % short. Both stay shut in between (the
+        // isovolumic phases).
+        const std::vector<double>& x = rateMlPerS_.back();
+        const double threshold = settings_.isovolumicFraction * peak, stop = threshold / 3.0;
+        std::vector<std::uint8_t> fills(x.size()), empties(x.size());
+        bool filling = false, emptying = false;
+        for (std::size_t lap = 0; lap < 2 * x.size(); ++lap) {
+            const double r = x[lap % x.size()];
+            filling = r > threshold || (filling && r > stop);
+            emptying = r < -threshold;
+            fills[lap % x.size()] = filling;
+            empties[lap % x.size()] = emptying;
+        }
+        fillingTable_.push_back(std::move(fills));
+        emptyingTable_.push_back(std::move(empties));
     }
 }
 
@@ -456,8 +477,10 @@ std::vector<ValveFlow> HeartSimulation::valvesAt(double cycleFraction) const {
     std::vector<ValveFlow> flows(valveSlots_.size(), ValveFlow::Shut);
     for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
         const std::size_t c = valveSlots_[i].chamber;
-        const double r = chamberVolumeRateMlPerS(cycleFraction, c);
-        const double threshold = settings_.isovolumicFraction * peakRateMlPerS_[c];
+        const std::size_t n = fillingTable_[c].size();
+        const double t = cycleFraction - std::floor(cycleFraction);
+        const std::size_t j = std::min(n - 1, std::size_t(t * double(n)));
+        const bool filling = fillingTable_[c][j] != 0, emptying = emptyingTable_[c][j] != 0;
         const ValveRole role = valveSlots_[i].valve->role;
         const Chamber& chamber = anatomy_.chambers[c];
         const bool both = std::any_of(chamber.valves.begin(), chamber.valves.end(),
@@ -465,13 +488,13 @@ std::vector<ValveFlow> HeartSimulation::valvesAt(double cycleFraction) const {
                           std::any_of(chamber.valves.begin(), chamber.valves.end(),
                                       [](const Valve& v) { return v.role == ValveRole::Outflow; });
         if (role == ValveRole::TwoWay)
-            flows[i] = r > threshold ? ValveFlow::Into : (r < -threshold ? ValveFlow::OutOf : ValveFlow::Shut);
+            flows[i] = filling ? ValveFlow::Into : (emptying ? ValveFlow::OutOf : ValveFlow::Shut);
         else if (!settings_.valveTiming || !both)
             flows[i] = role == ValveRole::Inflow ? ValveFlow::Into : ValveFlow::OutOf;
         else if (role == ValveRole::Inflow)
-            flows[i] = r > threshold ? ValveFlow::Into : ValveFlow::Shut;
+            flows[i] = filling ? ValveFlow::Into : ValveFlow::Shut;
         else
-            flows[i] = r < -threshold ? ValveFlow::OutOf : ValveFlow::Shut;
+            flows[i] = emptying ? ValveFlow::OutOf : ValveFlow::Shut;
     }
     return flows;
 }
@@ -661,6 +684,7 @@ void HeartSimulation::step(float dtMax) {
             currentPose_ = pose;
             poseWall(pose);
         }
+        const auto valves0 = std::chrono::steady_clock::now();
         updateValves(cycles - std::floor(cycles));
         // End of a diastole: the blood each chamber holds.
         if (!anatomy_.chambers.empty() && std::int64_t(std::floor(cycles)) > beatsCounted_) {
@@ -673,6 +697,7 @@ void HeartSimulation::step(float dtMax) {
                 endDiastoles_[c].push_back(e);
             }
         }
+        valveMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - valves0).count();
     }
     try {
         solver_->step(dtMax);

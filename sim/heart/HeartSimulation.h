@@ -69,8 +69,10 @@ struct HeartSimulationSettings {
     /// Open and close the valve planes with the ventricle's volume change (true), or
     /// leave both one-way planes open throughout (false: the behaviour before).
     bool valveTiming = true;
-    /// |dV_LV/dt| below this fraction of its peak over the cycle counts as isovolumic:
-    /// both valves closed.
+    /// A valve opens when |dV/dt| of its chamber passes this fraction of its peak over
+    /// the cycle (an inflow valve closes only under a third of that: a ventricle still
+    /// filling slowly at end-diastole keeps its inflow valve open): below it, after a valve closed,
+    /// the phase is isovolumic, both valves closed.
     double isovolumicFraction = 0.03;
     /// m/s. WCSPH wants c0 >= 10 v_max; the adult phantom ejects at ~2.5 m/s mean
     /// through its 16 mm aorta (4-5 m/s jets), so 10 m/s (~1 % density error at 1 m/s,
@@ -158,8 +160,10 @@ public:
     /// Every valve of the anatomy (chamber by chamber, in order) at `cycleFraction`
     /// (wraps), from the smoothed rate of change of its chamber's volume
     /// (chamberVolumeRateMlPerS): an inflow valve lets blood in while the chamber grows,
-    /// an outflow valve out while it shrinks, both shut while the rate is within
-    /// isovolumicFraction of its peak of zero; a two-way valve follows the rate either
+    /// an outflow valve out while it shrinks - each open while the rate passes
+    /// isovolumicFraction of its peak, an inflow valve until it falls under a third of
+    /// that - both shut in
+    /// between (the isovolumic phases); a two-way valve follows the rate either
     /// way. With valveTiming off, inflow and outflow valves stay open all beat (a
     /// chamber with only one of them too).
     std::vector<ValveFlow> valvesAt(double cycleFraction) const;
@@ -189,6 +193,9 @@ public:
     /// Blood in chamber `chamber` now: particles on its side of its valves (and, with
     /// several chambers, inside it) and their mean density / rho0. Reads the particles.
     EndDiastole chamberBlood(std::size_t chamber) const;
+    /// Time spent on the valves since the start (ms): their timing, the planes and
+    /// reservoirs set, the blood counted when they open or close and at end-diastole.
+    double valveMs() const { return valveMs_; }
     /// Volume one particle stands for, ml (mass / rho0).
     double particleVolumeMl() const;
     const HeartAnatomy& anatomy() const { return anatomy_; }
@@ -267,12 +274,14 @@ private:
     std::vector<ValveSlot> valveSlots_;               // every valve, chamber by chamber
     std::vector<std::vector<double>> rateMlPerS_;     // per chamber, over the cycle, smoothed
     std::vector<double> peakRateMlPerS_;              // per chamber
+    std::vector<std::vector<std::uint8_t>> fillingTable_, emptyingTable_; // per chamber, over the cycle
     std::vector<std::vector<std::uint16_t>> triangleChamber_; // per phase, per triangle (several chambers)
     std::vector<ValveFlow> valves_;                   // current states
     std::vector<ValveVolumes> valveVolumes_;
     std::vector<std::size_t> chamberCount_;           // particles at the last count, per chamber
     std::vector<std::vector<EndDiastole>> endDiastoles_;
     std::int64_t beatsCounted_ = 0;                   // whole beats whose end-diastole is recorded
+    double valveMs_ = 0.0;
     bool suction_ = false; // the blood may carry tension now
     double maxWallSpeedMmPerS_ = 0.0; // fastest vertex of wallAt() over the cycle
     int posesPerCycle_ = 1;

@@ -8,6 +8,9 @@
 #include "sim/heart/VolumeSeries.h"
 
 #include <vtkClipPolyData.h>
+#include <vtkCellArray.h>
+#include <vtkDelaunay2D.h>
+#include <vtkPoints.h>
 #include <vtkNew.h>
 #include <vtkPlane.h>
 #include <vtkPolyData.h>
@@ -50,7 +53,8 @@ inline std::vector<sph::TriangleMesh> phantomVentricleCutOut(const PhantomParame
 
 namespace atrium::heart::test {
 
-/// A left ventricle of one phase (closed, millimetres) made into a beating, open series:
+/// A left ventricle's myocardium of one phase (closed, millimetres: epicardium and
+/// endocardium joined at the base) made into a beating, open series of its cavity:
 /// its long axis is the principal axis of its vertices, its base the wider end. Two
 /// openings are cut out of the base (the larger, the "mitral", on one side of the axis,
 /// the smaller, the "aortic", on the other), then every phase contracts it - the apex
@@ -61,6 +65,7 @@ namespace atrium::heart::test {
 struct ContractedVentricle {
     std::vector<sph::TriangleMesh> phases;
     sph::Vec3 baseCentre, axis; ///< axis: from the apex to the base
+    sph::Vec3 mitral, aortic;   ///< near the centres of the openings
 };
 
 inline ContractedVentricle contractVentricle(const sph::TriangleMesh& closed, int phases, double ejectionFraction) {
@@ -112,28 +117,126 @@ inline ContractedVentricle contractVentricle(const sph::TriangleMesh& closed, in
         hi = -hi;
     }
     const float length = hi - lo;
-    const sph::Vec3 base = mean + axis * hi;
+    // The base: the ventricle cut across a little below its base cap (the densest slab
+    // of vertices near the top, above which its outflow tract rises), and closed by a
+    // flat lid with two circular openings in it: the larger, the "mitral", on one side,
+    // the smaller, the "aortic", on the other.
+    const auto along = [&](sph::Vec3 v) { return dot(v - mean, axis); };
+    float capU = hi;
+    std::size_t densest = 0;
+    for (float u0 = hi - 0.4f * length; u0 < hi; u0 += 1.f) {
+        const auto n = std::size_t(std::count_if(closed.vertices.begin(), closed.vertices.end(), [&](sph::Vec3 v) {
+            return along(v) >= u0 && along(v) < u0 + 5.f;
+        }));
+        if (n > densest) {
+            densest = n;
+            capU = u0 + 2.5f;
+        }
+    }
+    const float cutU = capU - 8.f;
+    vtkNew<vtkPlane> plane;
+    const sph::Vec3 o = mean + axis * cutU;
+    plane->SetOrigin(o.x, o.y, o.z);
+    plane->SetNormal(axis.x, axis.y, axis.z); // keeps what lies below the cut
+    vtkNew<vtkClipPolyData> clip;
+    clip->SetInputData(toPolyData(closed));
+    clip->SetClipFunction(plane);
+    clip->SetInsideOut(true);
+    clip->Update();
+    sph::TriangleMesh open = toTriangleMesh(clip->GetOutput());
+    {
+        // The mesh is the myocardium: its epicardium and endocardium meet at the base.
+        // Cut below the base they come apart; the endocardium is the piece nearer the
+        // axis, and the cavity inside it is the ventricle.
+        const Components pieces = connectedComponents(open);
+        std::vector<double> spread(pieces.count, 0.0), count(pieces.count, 0.0);
+        for (std::size_t t = 0; t < open.triangles.size(); ++t) {
+            const sph::Vec3 v = open.vertices[open.triangles[t][0]] - mean;
+            spread[pieces.triangleComponent[t]] += double(::atrium::sph::length(v - axis * dot(v, axis)));
+            count[pieces.triangleComponent[t]] += 1.0;
+        }
+        std::uint32_t largest = 0; // the endocardium
+        for (std::uint32_t c = 0; c < pieces.count; ++c)
+            if (count[c] > 0.05 * double(open.triangles.size()) &&
+                (count[largest] <= 0.05 * double(open.triangles.size()) || spread[c] / count[c] < spread[largest] / count[largest]))
+                largest = c;
+        std::vector<std::array<std::uint32_t, 3>> kept;
+        for (std::size_t t = 0; t < open.triangles.size(); ++t)
+            if (pieces.triangleComponent[t] == largest) kept.push_back(open.triangles[t]);
+        open.triangles = std::move(kept);
+    }
+    compactVertices(open);
+    std::vector<std::vector<std::uint32_t>> loops = boundaryLoops(open);
+    std::sort(loops.begin(), loops.end(), [](const auto& x, const auto& y) { return x.size() > y.size(); });
+    const std::vector<std::uint32_t> rim = loops.at(0);
+    sph::Vec3 centre;
+    for (std::uint32_t i : rim) centre += open.vertices[i];
+    centre *= 1.f / float(rim.size());
+    const sph::Vec3 e1 = side, e2 = cross(axis, side);
+    float inner = 1e30f;
+    for (std::uint32_t i : rim) inner = std::min(inner, ::atrium::sph::length(open.vertices[i] - centre));
+    // The lid, triangulated in its plane (Delaunay, the holes as constraints).
+    vtkNew<vtkPoints> points;
+    vtkNew<vtkCellArray> boundaries;
+    const auto planar = [&](sph::Vec3 p) { return std::array<double, 2>{dot(p - centre, e1), dot(p - centre, e2)}; };
+    double turn = 0.0; // the rim's orientation in (e1, e2)
+    for (std::size_t i = 0; i < rim.size(); ++i) {
+        const auto p = planar(open.vertices[rim[i]]), q = planar(open.vertices[rim[(i + 1) % rim.size()]]);
+        turn += p[0] * q[1] - p[1] * q[0];
+        points->InsertNextPoint(p[0], p[1], 0.0);
+    }
+    std::vector<vtkIdType> outer(rim.size());
+    for (std::size_t i = 0; i < rim.size(); ++i) outer[i] = vtkIdType(turn > 0 ? i : rim.size() - 1 - i); // counter-clockwise
+    boundaries->InsertNextCell(vtkIdType(outer.size()), outer.data());
+    struct Hole {
+        float offset, radius;
+        int points;
+    };
+    std::vector<sph::Vec3> lidPoints;
+    for (const Hole& h : {Hole{0.45f, 0.50f, 56}, Hole{-0.55f, 0.38f, 44}}) {
+        std::vector<vtkIdType> ids;
+        for (int k = 0; k < h.points; ++k) {
+            const double a = -2.0 * std::numbers::pi * k / h.points; // clockwise: a hole
+            const double x = h.offset * inner + h.radius * inner * std::cos(a), y = h.radius * inner * std::sin(a);
+            ids.push_back(points->InsertNextPoint(x, y, 0.0));
+            lidPoints.push_back(centre + e1 * float(x) + e2 * float(y));
+        }
+        boundaries->InsertNextCell(vtkIdType(ids.size()), ids.data());
+    }
+    vtkNew<vtkPolyData> input, constraints;
+    input->SetPoints(points);
+    constraints->SetPoints(points);
+    constraints->SetPolys(boundaries);
+    vtkNew<vtkDelaunay2D> delaunay;
+    delaunay->SetInputData(input);
+    delaunay->SetSourceData(constraints);
+    delaunay->Update();
+    vtkPolyData* lid = delaunay->GetOutput();
+    const auto firstLid = std::uint32_t(open.vertices.size());
+    open.vertices.insert(open.vertices.end(), lidPoints.begin(), lidPoints.end());
+    const auto vertexOf = [&](vtkIdType id) {
+        return std::size_t(id) < rim.size() ? rim[std::size_t(id)] : firstLid + std::uint32_t(std::size_t(id) - rim.size());
+    };
+    std::vector<std::array<std::uint32_t, 3>> lidTriangles;
+    vtkIdType npts = 0;
+    const vtkIdType* pts = nullptr;
+    lid->GetPolys()->InitTraversal();
+    while (lid->GetPolys()->GetNextCell(npts, pts))
+        if (npts == 3) lidTriangles.push_back({std::uint32_t(vertexOf(pts[0])), std::uint32_t(vertexOf(pts[1])), std::uint32_t(vertexOf(pts[2]))});
+    // Wound against the ventricle's own triangles along the rim.
+    bool same = false;
+    for (const auto& t : lidTriangles)
+        for (int k = 0; k < 3; ++k)
+            if (t[std::size_t(k)] == rim[0] && t[std::size_t((k + 1) % 3)] == rim[1]) same = true;
+    for (auto& t : lidTriangles) {
+        if (same) std::swap(t[1], t[2]);
+        open.triangles.push_back(t);
+    }
+    const sph::Vec3 base = centre;
     out.baseCentre = base;
     out.axis = axis;
-    // Base radius: the widest the ventricle is near its base.
-    float ring = 0.f;
-    for (const sph::Vec3& v : closed.vertices) {
-        const float u = dot(v - base, axis);
-        if (u > -0.15f * length) ring = std::max(ring, ::atrium::sph::length((v - base) - axis * u));
-    }
-    // The openings: triangles near the base whose centres lie within a radius of a
-    // point on either side of the axis.
-    sph::TriangleMesh open = closed;
-    const sph::Vec3 mitral = base + side * (0.38f * ring), aortic = base - side * (0.45f * ring);
-    const float rMitral = 0.42f * ring, rAortic = 0.32f * ring;
-    std::erase_if(open.triangles, [&](const std::array<std::uint32_t, 3>& t) {
-        const sph::Vec3 m = (open.vertices[t[0]] + open.vertices[t[1]] + open.vertices[t[2]]) * (1.f / 3.f);
-        const float u = dot(m - base, axis);
-        if (u < -0.12f * length) return false;
-        const sph::Vec3 across = (m - base) - axis * u;
-        return ::atrium::sph::length(across - (mitral - base)) < rMitral ||
-               ::atrium::sph::length(across - (aortic - base)) < rAortic;
-    });
+    out.mitral = centre + e1 * (0.45f * inner);
+    out.aortic = centre - e1 * (0.55f * inner);
     // The contraction by an amount a in [0, 1]: radial shrink 1 - 0.45 a away from the
     // base ring (none within the top fifth), the apex rising by 0.2 a of the length.
     const auto pose = [&](double a, sph::TriangleMesh& m) {
@@ -149,7 +252,14 @@ inline ContractedVentricle contractVentricle(const sph::TriangleMesh& closed, in
     const auto volume = [&](double a) {
         sph::TriangleMesh m;
         pose(a, m);
-        capHoles(m, 1e3);
+        // Closed by a fan over each opening from its centre (any loop closes so).
+        for (const std::vector<std::uint32_t>& loop : boundaryLoops(m)) {
+            sph::Vec3 c;
+            for (std::uint32_t i : loop) c += m.vertices[i];
+            m.vertices.push_back(c * (1.f / float(loop.size())));
+            const auto centre = std::uint32_t(m.vertices.size() - 1);
+            for (std::size_t i = 0; i < loop.size(); ++i) m.triangles.push_back({centre, loop[(i + 1) % loop.size()], loop[i]});
+        }
         return std::fabs(m.enclosedVolume());
     };
     // The amount at end systole that gives the ejection fraction asked for.
