@@ -5,6 +5,7 @@
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
+#include "sim/heart/MeshSeries.h"
 #include "sim/sph/SceneFile.h"
 #include "sim/sph/Solver.h"
 #include "sim/sph/WallDistanceField.h"
@@ -335,6 +336,10 @@ std::string usage() {
            "      --bake FILE [--frames-per-beat F] [--settle-beats S] simulates S beats (default 1), then\n"
            "      one more, and writes F frames (default 60) of it to FILE: a baked beat the viewer plays in\n"
            "      real time (atrium --flow-file FILE; format: docs/baked-flow.md). Replaces --beats and --out.\n"
+           "  atrium-sim phantom-meshes PATTERN [--phantom NAME] [--ventricle] [--json]\n"
+           "      Writes the phantom's surface per phase as a mesh series (PATTERN such as lv_%02d.vtk);\n"
+           "      --ventricle cuts atrium and aorta away at the valves: an open ventricle series to try\n"
+           "      `heart --meshes` on (its openings become valves; give --cycle the phantom's cycle).\n"
            "  atrium-sim backends\n"
            "      Says which backends this build and machine can run.\n";
 }
@@ -559,6 +564,27 @@ std::vector<double> chamberVolumes(const LoadedHeart& loaded, std::size_t chambe
 nlohmann::json vecJson(sph::Vec3 v) { return nlohmann::json::array({v.x, v.y, v.z}); }
 
 } // namespace
+
+int phantomMeshesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
+    return guarded(err, [&] {
+        const Options o = Options::parse(args, {"--phantom"}, {"--ventricle", "--json"});
+        if (o.positional.size() != 1) throw UsageError("phantom-meshes needs one output pattern, e.g. lv_%02d.vtk");
+        const std::string pattern = o.positional[0];
+        if (pattern.find('%') == std::string::npos)
+            throw UsageError("phantom-meshes: '" + pattern + "' has no frame number field (such as %02d)");
+        const std::string preset = o.get("--phantom").value_or("adult");
+        const bool ventricle = o.get("--ventricle").has_value();
+        err << "phantom-meshes: generating the " << preset << " phantom and extracting its surfaces\n";
+        const std::vector<sph::TriangleMesh> phases =
+            heart::phantomSurfaces(heart::HeartPhantom::preset(preset), ventricle, heart::PipelineSettings::forBlood());
+        const std::vector<std::filesystem::path> files = heart::writeMeshSeries(phases, pattern);
+        nlohmann::json r = {{"phantom", preset}, {"phases", phases.size()}, {"ventricle_only", ventricle},
+                            {"cycle_seconds", heart::HeartPhantom(heart::HeartPhantom::preset(preset)).cycleSeconds()},
+                            {"pattern", pattern}, {"first_file", files.front().string()}};
+        out << (o.get("--json") ? r.dump() : r.dump(2)) << "\n";
+        return 0;
+    });
+}
 
 int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {

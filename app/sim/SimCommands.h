@@ -20,6 +20,9 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 ///                  [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--json]
 int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 
+/// atrium-sim phantom-meshes PATTERN [--phantom NAME] [--ventricle] [--json]: the
+/// phantom's surfaces as a mesh series; --ventricle: open at its valves.
+int phantomMeshesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err);
 /// Usage text for all commands.
 std::string usage();
 

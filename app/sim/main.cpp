@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
     if (command == "run") return runCommand(args, std::cout, std::cerr);
     if (command == "bench") return benchCommand(args, std::cout, std::cerr);
     if (command == "heart") return heartCommand(args, std::cout, std::cerr);
+    if (command == "phantom-meshes") return phantomMeshesCommand(args, std::cout, std::cerr);
     if (command == "backends") {
         std::cout << "cpu: available\ncuda: "
                   << (atrium::sph::cudaBackendAvailable() ? "available, " : "unavailable, ")

@@ -5,6 +5,12 @@
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/VolumeSeries.h"
 
+#include <vtkClipPolyData.h>
+#include <vtkNew.h>
+#include <vtkPlane.h>
+#include <vtkPolyData.h>
+#include "sim/heart/VolumeSeries.h"
+
 #include <algorithm>
 #include <bit>
 #include <cctype>
@@ -554,6 +560,34 @@ fs::path defaultCacheDirectory() {
     if (const char* home = std::getenv("HOME"); home != nullptr && home[0] != '\0')
         return fs::path(home) / ".cache" / "atrium";
     return {};
+}
+
+std::vector<sph::TriangleMesh> phantomSurfaces(const PhantomParameters& parameters, bool ventricleOnly,
+                                               const PipelineSettings& settings) {
+    const HeartPhantom phantom(parameters);
+    const VolumeSeries series = phantom.generate();
+    ExtractionSettings extraction = settings.extraction;
+    extraction.isovalue = suggestIsovalue(series.phases.front());
+    extraction.noiseBoxMm = settings.noiseBoxMm;
+    std::vector<sph::TriangleMesh> out;
+    for (const Volume& v : series.phases) {
+        sph::TriangleMesh whole = extractSurface(v, extraction);
+        if (!ventricleOnly) {
+            out.push_back(std::move(whole));
+            continue;
+        }
+        vtkNew<vtkPlane> plane;
+        plane->SetOrigin(0.0, 0.0, 2.0);
+        plane->SetNormal(0.0, 0.0, -1.0); // keeps z < 2 mm
+        vtkNew<vtkClipPolyData> clip;
+        clip->SetInputData(toPolyData(whole));
+        clip->SetClipFunction(plane);
+        clip->Update();
+        sph::TriangleMesh m = toTriangleMesh(clip->GetOutput());
+        compactVertices(m);
+        out.push_back(std::move(m));
+    }
+    return out;
 }
 
 std::vector<ChamberSeries> chambersInDirectory(const std::string& directory) {

@@ -174,6 +174,14 @@ std::filesystem::path heartCacheFile(const HeartSource& source, const PipelineSe
 /// printf pattern can name them.
 std::vector<ChamberSeries> chambersInDirectory(const std::string& directory);
 
+/// The phantom's blood-pool surface per phase, extracted as loadHeart extracts it
+/// (isovalue suggested by phase 0's histogram). With `ventricleOnly`, atrium and aorta
+/// are cut away just above the valve plane (z = 2 mm): the left ventricle open at its
+/// mitral (larger) and aortic openings - the shape of a ventricle fitted to cine MRI,
+/// for trying an open mesh series (atrium-sim phantom-meshes).
+std::vector<sph::TriangleMesh> phantomSurfaces(const PhantomParameters& parameters, bool ventricleOnly,
+                                               const PipelineSettings& settings = {});
+
 /// Signed enclosed volume of a closed mesh in mm, as millilitres.
 double enclosedVolumeMl(const sph::TriangleMesh& mesh);
 
