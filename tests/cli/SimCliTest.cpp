@@ -228,6 +228,18 @@ TEST(SimCli, HeartMakesTheOpeningsOfAMeshSeriesValves) {
     EXPECT_GT(lv["ejection_fraction"].get<double>(), 0.2);
     EXPECT_TRUE(j.contains("lv_volume_ml")) << "a chamber named lv is the LV";
     EXPECT_EQ(j["holes_capped"].get<int>(), 0) << "the opening became a valve, not a cap";
+    // --fill emitter fills through the opening's reservoir; --shell adds a display-only
+    // surface written beside the wall.
+    const fs::path out = tempDir("heart-open-out");
+    const Result filled = run(heartCommand, {"--meshes", (dir / "lv_%02d.vtp").string(), "--fill", "emitter",
+                                             "--shell", (dir / "lv_%02d.vtp").string(), "--out", out.string(),
+                                             "--beats", "0.005", "--particles", "1000", "--json"});
+    ASSERT_EQ(filled.code, 0) << filled.err;
+    const auto f = nlohmann::json::parse(filled.out);
+    EXPECT_GE(f["emitted"].get<double>(), f["particles_at_beat_start"].get<double>()) << "all its blood came in";
+    EXPECT_EQ(f["shell"]["phases"], 4);
+    EXPECT_TRUE(fs::exists(out / "shell.pvd"));
+    fs::remove_all(out);
     // A still (single-file) mesh keeps its hole capped, as before valves.
     const Result still = run(heartCommand, {"--meshes", (dir / "lv_00.vtp").string(), "--beats", "0.005",
                                             "--particles", "1000", "--json"});
