@@ -177,6 +177,18 @@ private:
     }
 };
 
+/// A solver's stage times, in ms per step over `steps` steps.
+nlohmann::json stagesJson(const sph::StageTimes& st, double steps) {
+    const auto perStep = [&](double v) { return steps > 0 ? v / steps : 0.0; };
+    return {{"grid", perStep(st.grid)},
+            {"density", perStep(st.density)},
+            {"force", perStep(st.force)},
+            {"integrate", perStep(st.integrate)},
+            {"boundary", perStep(st.boundary)},
+            {"wall_update", perStep(st.wallUpdate)},
+            {"emit", perStep(st.emit)}};
+}
+
 nlohmann::json statsJson(const sph::Solver& solver) {
     const sph::SimulationStats s = solver.stats();
     const sph::ParticleAccounting& a = solver.accounting();
@@ -462,7 +474,6 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
         const sph::StageTimes st = solver.stageTimes();
         const double meanParticles = double(particleSteps) / steps;
-        const auto perStep = [&](double v) { return v / steps; };
         nlohmann::json r = {
             {"scene", sceneName},
             {"backend", solver.backendName()},
@@ -475,13 +486,7 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"neighbor_pairs_per_s", st.force > 0 ? double(profiledPairs) / (st.force * 1e-3) : 0.0},
             {"mean_neighbors", double(pairs) / double(particleSteps)},
             {"bytes_per_particle", solver.bytesPerParticle()},
-            {"stages_ms",
-             {{"grid", perStep(st.grid)},
-              {"density", perStep(st.density)},
-              {"force", perStep(st.force)},
-              {"integrate", perStep(st.integrate)},
-              {"boundary", perStep(st.boundary)},
-              {"wall_update", perStep(st.wallUpdate)}}},
+            {"stages_ms", stagesJson(st, double(steps))},
         };
         if (heartSim) {
             // One re-pose of the heart wall - a kept pose restored, as in every beat after
@@ -673,6 +678,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             << "\n";
 
         ProgressLine progress(err, "heart", 1000);
+        sim->solver().resetStageTimes(); // the beats', not the filling's
         const std::uint64_t steps0 = solver.stepCount();
         const std::uint64_t leaked0 = solver.accounting().leaked;
         double particleSum = 0.0;
@@ -792,6 +798,11 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             // The valves' share of a step: timing, planes, and the blood counted when
             // they open or close (a read-back of the particles, a few times a beat).
             {"ms_valves_per_step", steps ? sim->valveMs() / double(steps) : 0.0},
+            // Where the step's time went (the CPU backend times its stages; a GPU's only
+            // when profiled, so null there): the valves' planes and outlets are in
+            // boundary, their reservoirs' emitters in emit.
+            {"stages_ms", solver.backendName() == "cpu" ? stagesJson(solver.stageTimes(), double(steps))
+                                                        : nlohmann::json(nullptr)},
             // The first beat builds each pose of the wall and keeps it (as many as the
             // memory budget holds), later beats restore them.
             {"wall_poses",

@@ -69,7 +69,8 @@ struct StepInput {
 struct StageTimes {
     double grid = 0, density = 0, force = 0, integrate = 0, boundary = 0;
     double wallUpdate = 0; ///< host: rebuilding the wall field of a moving mesh (Solver)
-    double total() const { return grid + density + force + integrate + boundary + wallUpdate; }
+    double emit = 0;       ///< host: emitters adding particles where there is room (Solver)
+    double total() const { return grid + density + force + integrate + boundary + wallUpdate + emit; }
 };
 
 /// What one step reports back (on a GPU this may lag one step behind).

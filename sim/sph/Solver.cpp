@@ -217,7 +217,11 @@ void Solver::step() { step(scene_.parameters.maxTimeStep); }
 
 void Solver::step(float dtMax) {
     const float dt = std::min(dtMax, cflTimeStep());
-    emit(dt);
+    if (!scene_.emitters.empty()) {
+        const auto start = std::chrono::steady_clock::now();
+        emit(dt);
+        emitMs_ += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    }
     time_ += dt;
     // A moving analytic wall is re-sampled once per rendered sub-step (frameRate x
     // substepsPerFrame per second), like the heart's sub-frames, not every solver step.
@@ -460,12 +464,14 @@ std::size_t Solver::bytesPerParticle() const { return backend_->bytesPerParticle
 StageTimes Solver::stageTimes() const {
     StageTimes t = backend_->stageTimes();
     t.wallUpdate = wallUpdateMs_;
+    t.emit = emitMs_;
     return t;
 }
 
 void Solver::resetStageTimes() {
     backend_->resetStageTimes();
     wallUpdateMs_ = 0.0;
+    emitMs_ = 0.0;
 }
 
 } // namespace atrium::sph

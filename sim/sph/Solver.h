@@ -183,6 +183,7 @@ private:
     std::uint64_t steps_ = 0;
     std::uint64_t lastPairs_ = 0;
     double wallUpdateMs_ = 0.0;
+    double emitMs_ = 0.0; // in emit(), StageTimes::emit
     bool profile_ = false;
     ParticleAccounting accounting_;
     std::vector<double> emitterTravel_;       // travel since each emitter's last layer (m)

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <cmath>
 #include <filesystem>
 #include <functional>
 #include <fstream>
@@ -237,6 +238,11 @@ TEST(SimCli, HeartMakesTheOpeningsOfAMeshSeriesValves) {
     ASSERT_EQ(filled.code, 0) << filled.err;
     const auto f = nlohmann::json::parse(filled.out);
     EXPECT_GE(f["emitted"].get<double>(), f["particles_at_beat_start"].get<double>()) << "all its blood came in";
+    EXPECT_GT(f["stages_ms"]["emit"].get<double>(), 0.0) << "the reservoir's emitter is timed";
+    EXPECT_GT(f["stages_ms"]["boundary"].get<double>(), 0.0);
+    // The particles asked for are met within 2 %, or the JSON says why not.
+    const double met = f["particles_at_beat_start"].get<double>() / f["particles_asked"].get<double>();
+    EXPECT_TRUE(std::fabs(met - 1.0) <= 0.02 || f.contains("particles_note")) << filled.out;
     EXPECT_EQ(f["shell"]["phases"], 4);
     EXPECT_TRUE(fs::exists(out / "shell.pvd"));
     fs::remove_all(out);
