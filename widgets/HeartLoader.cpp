@@ -57,11 +57,11 @@ HeartLoader::HeartLoader(QWidget* dialogParent) : BackgroundTask(dialogParent, "
     });
 }
 
-bool HeartLoader::start(const heart::HeartSource& source) {
+bool HeartLoader::start(const heart::HeartSource& source, const std::string& shellPattern) {
     if (busy()) return false;
     auto result = std::make_shared<std::shared_ptr<LoadedHeart>>();
     const bool started = BackgroundTask::start(
-        [source, result](Progress& progress) {
+        [source, shellPattern, result](Progress& progress) {
             auto out = std::make_shared<LoadedHeart>();
             out->source = source;
             out->mesh = std::make_shared<const heart::MovingHeartMesh>(
@@ -70,6 +70,12 @@ bool HeartLoader::start(const heart::HeartSource& source) {
             out->anatomy = out->report.anatomy; // the phantom's valves, or a mesh series' openings
             out->boundsMm = heart::cycleBounds(*out->mesh);
             describeCycle(*out);
+            if (!shellPattern.empty()) {
+                out->shellPattern = shellPattern;
+                out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadShell(
+                    shellPattern, out->report.cycleSeconds,
+                    [&](const std::string& stage, double f) { progress.report("shell: " + stage, f); }));
+            }
             *result = std::move(out);
         },
         sourceLabel(source));

@@ -12,6 +12,7 @@
 #include "widgets/ViewAnnotations.h"
 
 #include <memory>
+#include <string>
 
 namespace atrium::widgets {
 
@@ -24,6 +25,9 @@ struct LoadedHeart {
     sph::Aabb boundsMm;            ///< of the wall over the whole cycle
     CardiacCycle cycle;            ///< chamber volumes and valves over the cycle
     std::vector<ChamberLabel> labels; ///< LV, LA, Ao where the anatomy is known
+    /// A display-only surface around the heart (its epicardium), no blood; null: none.
+    std::shared_ptr<const heart::MovingHeartMesh> shell;
+    std::string shellPattern;
 };
 
 /// Human-readable name of a source, e.g. "phantom adult", "meshes /data/heart".
@@ -34,8 +38,9 @@ class HeartLoader : public BackgroundTask {
 public:
     /// `dialogParent` owns the progress dialog (the window).
     explicit HeartLoader(QWidget* dialogParent);
-    /// Starts loading `source` unless a load is already running (then returns false).
-    bool start(const heart::HeartSource& source);
+    /// Starts loading `source`, with the display-only shell of the mesh series
+    /// `shellPattern` (empty: none), unless a load is already running (then returns false).
+    bool start(const heart::HeartSource& source, const std::string& shellPattern = {});
 
 Q_SIGNALS:
     void loaded(std::shared_ptr<const atrium::widgets::LoadedHeart> heart);

@@ -8,11 +8,11 @@
 
 namespace atrium::widgets {
 
-HeartWall::HeartWall()
+HeartWall::HeartWall(Kind kind)
     : geode_(new osg::Geode), geometry_(new osg::Geometry), vertices_(new osg::Vec3Array),
       normals_(new osg::Vec3Array), elements_(new osg::DrawElementsUInt(GL_TRIANGLES)),
       polygonMode_(new osg::PolygonMode(osg::PolygonMode::FRONT_AND_BACK, osg::PolygonMode::FILL)),
-      opacity_(new osg::Uniform("opacity", 0.35f)), clipEnabled_(new osg::Uniform("clipEnabled", false)),
+      opacity_(new osg::Uniform("opacity", kind == Kind::Shell ? 0.12f : 0.35f)), clipEnabled_(new osg::Uniform("clipEnabled", false)),
       clipPlane_(new osg::Uniform("clipPlane", osg::Vec4(1, 0, 0, 0))) {
     geometry_->setUseDisplayList(false);
     geometry_->setUseVertexBufferObjects(true);
@@ -21,11 +21,12 @@ HeartWall::HeartWall()
     geometry_->setNormalArray(normals_.get(), osg::Array::BIND_PER_VERTEX);
     geometry_->addPrimitiveSet(elements_.get());
     geode_->addDrawable(geometry_.get());
-    geode_->setName("heart wall");
+    geode_->setName(kind == Kind::Shell ? "heart shell" : "heart wall");
 
     osg::StateSet* ss = geode_->getOrCreateStateSet();
     ss->setAttributeAndModes(shaderProgram("heart_wall").get(), osg::StateAttribute::ON);
-    ss->addUniform(new osg::Uniform("wallColor", osg::Vec3(0.80f, 0.42f, 0.40f)));
+    ss->addUniform(new osg::Uniform("wallColor", kind == Kind::Shell ? osg::Vec3(0.85f, 0.72f, 0.66f)
+                                                                     : osg::Vec3(0.80f, 0.42f, 0.40f)));
     ss->addUniform(opacity_.get());
     ss->addUniform(clipEnabled_.get());
     ss->addUniform(clipPlane_.get());
@@ -38,21 +39,27 @@ HeartWall::HeartWall()
     ss->setAttributeAndModes(new osg::BlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA, GL_ZERO, GL_ONE));
     // Translucent: drawn after the blood, tested against its depth but not writing any.
     ss->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
-    ss->setRenderBinDetails(10, "RenderBin");
+    // The shell lies outside the wall: drawn after it, over it.
+    ss->setRenderBinDetails(kind == Kind::Shell ? 11 : 10, "RenderBin");
 }
 
 void HeartWall::update(const BloodSnapshot& snapshot) {
-    const std::size_t nv = snapshot.wallVertexMm.size() / 3;
+    update(snapshot.wallVertexMm, snapshot.wallTriangles, snapshot.wallTopology);
+}
+
+void HeartWall::update(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,
+                       std::uint64_t topology) {
+    const std::size_t nv = vertexMm.size() / 3;
     vertices_->resize(nv);
     bounds_.init();
     for (std::size_t v = 0; v < nv; ++v) {
-        (*vertices_)[v].set(snapshot.wallVertexMm[3 * v], snapshot.wallVertexMm[3 * v + 1], snapshot.wallVertexMm[3 * v + 2]);
+        (*vertices_)[v].set(vertexMm[3 * v], vertexMm[3 * v + 1], vertexMm[3 * v + 2]);
         bounds_.expandBy((*vertices_)[v]);
     }
-    if (snapshot.wallTopology != topology_) {
-        elements_->assign(snapshot.wallTriangles.begin(), snapshot.wallTriangles.end());
+    if (topology != topology_) {
+        elements_->assign(triangles.begin(), triangles.end());
         elements_->dirty();
-        topology_ = snapshot.wallTopology;
+        topology_ = topology;
     }
     // Area-weighted vertex normals (the cross product's length is twice the area).
     normals_->assign(nv, osg::Vec3());

@@ -1,6 +1,8 @@
 #pragma once
 // The moving heart wall: shaded, semi-transparent with adjustable opacity, two-sided,
-// with an optional clipping plane to look inside and a wireframe toggle.
+// with an optional clipping plane to look inside and a wireframe toggle. A second one,
+// paler, more transparent and drawn after it, shows a display-only shell (an
+// epicardium around the chambers).
 
 #include <osg/Geode>
 #include <osg/Geometry>
@@ -8,6 +10,7 @@
 #include <osg/Uniform>
 
 #include <cstdint>
+#include <vector>
 
 namespace atrium::widgets {
 
@@ -15,11 +18,15 @@ struct BloodSnapshot;
 
 class HeartWall {
 public:
-    HeartWall();
+    enum class Kind { Wall, Shell };
+    explicit HeartWall(Kind kind = Kind::Wall);
     osg::Node* node() const { return geode_.get(); }
 
     /// Uploads the snapshot's wall (vertices every time, triangles when they changed).
     void update(const BloodSnapshot& snapshot);
+    /// Uploads a surface: xyz per vertex in mm, three indices per triangle, and a value
+    /// that changes whenever the triangles do.
+    void update(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles, std::uint64_t topology);
     void setOpacity(float opacity);        ///< 0..1 at normal incidence
     void setWireframe(bool on);
     /// Keeps dot(normal, x) + d >= 0 (world, mm); disabled with enabled = false.

@@ -107,10 +107,12 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     });
 
     heart::HeartSource source = heart::HeartSource::fromPreset("adult");
+    std::string shell = options.shellPattern;
     if (options.source) {
         source = *options.source;
     } else if (options.persistSettings) {
         const QSettings settings;
+        shell = settings.value("heart/shell").toString().toStdString();
         const QString kind = settings.value("heart/kind").toString(), value = settings.value("heart/value").toString();
         try {
             if (kind == "phantom") source = heart::HeartSource::fromPreset(value.toStdString());
@@ -141,13 +143,13 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
         });
         return;
     }
-    QTimer::singleShot(0, this, [this, source] { loadHeart(source); });
+    QTimer::singleShot(0, this, [this, source, shell] { loadHeart(source, shell); });
 }
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::loadHeart(const heart::HeartSource& source) {
-    if (!loader_->start(source)) statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
+void MainWindow::loadHeart(const heart::HeartSource& source, const std::string& shellPattern) {
+    if (!loader_->start(source, shellPattern)) statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
 }
 
 void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
@@ -155,6 +157,9 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
     heart_ = loaded.mesh;
     anatomy_ = loaded.anatomy;
     source_ = loaded.source;
+    shellPattern_ = loaded.shellPattern;
+    view_->setShell(loaded.shell);
+    loadShell_->setText(loaded.shell ? "Remove the outer surface" : "Outer surface (shell)...");
     cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
     poolMl_ = loaded.report.bloodPoolVolumeMl.empty() ? heart::enclosedVolumeMl(heart_->phaseMesh(0))
                                                       : loaded.report.bloodPoolVolumeMl.front();
@@ -264,6 +269,17 @@ void MainWindow::chooseSeries(bool volumes) {
     } catch (const std::exception& e) {
         QMessageBox::warning(this, "Mesh series", QString::fromStdString(e.what()));
     }
+}
+
+void MainWindow::chooseShell() {
+    const auto refocus = qScopeGuard([this] { returnFocusToView(); });
+    if (!shellPattern_.empty()) { // shown: the action removes it
+        loadHeart(source_);
+        return;
+    }
+    const QString dir = QFileDialog::getExistingDirectory(
+        this, "Folder of an outer surface's meshes (an epicardium), one per phase: shown, no blood");
+    if (!dir.isEmpty()) loadHeart(source_, dir.toStdString());
 }
 
 void MainWindow::saveScreenshot() {
@@ -400,6 +416,7 @@ void MainWindow::writeSettings() const {
         for (const heart::ChamberSeries& c : source_.chambers) value += c.pattern + "\n";
     }
     s.setValue("heart/value", QString::fromStdString(value));
+    s.setValue("heart/shell", QString::fromStdString(shellPattern_));
     if (source_.isovalue) s.setValue("heart/isovalue", double(*source_.isovalue));
     else s.remove("heart/isovalue");
 }

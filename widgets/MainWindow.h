@@ -61,6 +61,9 @@ struct ViewerOptions {
     /// Play this baked beat (atrium-sim heart --bake) instead of baking one; it must
     /// have been baked from the heart shown.
     std::optional<std::filesystem::path> flowFile;
+    /// A display-only shell (an epicardium's mesh series) around the heart; empty: none
+    /// (or the last one, with the last heart from the settings).
+    std::string shellPattern;
     /// How beats are baked (tests bake small ones).
     heart::BakeSettings bake;
 };
@@ -78,7 +81,8 @@ public:
     /// Loads a heart on a worker thread (progress dialog with Cancel), then frames it
     /// and starts its blood. The current heart goes on until then, and after a failed
     /// or cancelled load.
-    void loadHeart(const heart::HeartSource& source);
+    /// `shellPattern`: a mesh series shown around it as a translucent shell, no blood.
+    void loadHeart(const heart::HeartSource& source, const std::string& shellPattern = {});
     HeartLoader* heartLoader() const { return loader_; }
     /// Narratives: their document, playback, bar and editor.
     NarrativeWorkspace* narratives() const { return narratives_; }
@@ -136,6 +140,8 @@ private:
     /// Asks for a fixed colour range of the current quantity; false when cancelled.
     bool chooseColorRange();
     void chooseSeries(bool volumes);
+    /// Asks for an outer surface to show around the heart, or removes the one shown.
+    void chooseShell();
     void readSettings();
     /// Checks and triggers the action of `group` whose data is `value`, as a click would.
     static void choose(QActionGroup* group, int value);
@@ -154,6 +160,7 @@ private:
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;
+    std::string shellPattern_; // the shown heart's shell (empty: none)
     double cycleSeconds_ = 0.8;
     double poolMl_ = 0.0;
     SimulationChoices choices_;
@@ -164,7 +171,7 @@ private:
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;
     QAction* realTime_;
     QAction *openBeat_, *saveBeat_;
-    QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *quit_;
+    QAction *screenshot_, *record_, *solverPanel_, *loadVolumes_, *loadMeshes_, *loadShell_, *quit_;
     QActionGroup *modes_, *colors_, *fluids_;
     QMenu* colourMenu_ = nullptr;
     QMenu* viewMenu_ = nullptr;

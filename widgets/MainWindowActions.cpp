@@ -118,6 +118,10 @@ void MainWindow::buildActions() {
     loadMeshes_ = makeAction(this, "Mesh series...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
                              "Load a folder of surface meshes (.vtk, .vtp, .stl, .obj, .ply), one per phase");
     connect(loadMeshes_, &QAction::triggered, this, [this] { chooseSeries(false); });
+    loadShell_ = makeAction(this, "Outer surface (shell)...", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_H),
+                            "Show a mesh series (an epicardium) around the heart as a translucent shell, without blood");
+    loadShell_->setObjectName("shellAction");
+    connect(loadShell_, &QAction::triggered, this, &MainWindow::chooseShell);
     quit_ = makeAction(this, "Quit", QKeySequence::Quit, "Close Atrium");
     connect(quit_, &QAction::triggered, this, &QWidget::close);
 
@@ -184,6 +188,7 @@ void MainWindow::buildMenus() {
     for (auto& [a, name] : presets_) phantoms->addAction(a);
     file->addAction(loadVolumes_);
     file->addAction(loadMeshes_);
+    file->addAction(loadShell_);
     file->addSeparator();
     file->addAction(screenshot_);
     file->addAction(record_);

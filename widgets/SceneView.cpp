@@ -1,4 +1,5 @@
 #include "widgets/SceneView.h"
+#include "sim/heart/MeshInterpolation.h"
 
 #include "widgets/BloodSpheres.h"
 #include "widgets/ColorLegend.h"
@@ -66,6 +67,7 @@ osg::Vec3d toOsg(const narrative::Vec3& v) { return {v.x, v.y, v.z}; }
 
 SceneView::SceneView(QWidget* parent)
     : QOpenGLWidget(parent), viewer_(new osgViewer::Viewer), root_(new osg::Group), wall_(std::make_unique<HeartWall>()),
+      shellWall_(std::make_unique<HeartWall>(HeartWall::Kind::Shell)),
       blood_(std::make_unique<BloodSpheres>()), fluid_(std::make_unique<FluidSurface>(blood_->geometry())),
       gizmo_(std::make_unique<ResourceGizmo>()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
     setObjectName("sceneView");
@@ -76,6 +78,8 @@ SceneView::SceneView(QWidget* parent)
     root_->addChild(blood_->node());
     root_->addChild(fluid_->node());
     root_->addChild(wall_->node());
+    root_->addChild(shellWall_->node());
+    shellWall_->setVisible(false);
     root_->addChild(gizmo_->node());
     root_->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
     viewer_->setSceneData(root_.get());
@@ -173,6 +177,35 @@ void SceneView::showLegend() {
     legend_->move(width() - legend_->width() - 10, height() / 2 - legend_->height() / 2);
 }
 
+void SceneView::setShell(std::shared_ptr<const heart::MovingHeartMesh> shell) {
+    shell_ = std::move(shell);
+    shellTopology_ = 0;
+    shellWall_->setVisible(shell_ != nullptr);
+    updateShell();
+}
+
+std::size_t SceneView::shellTriangles() const { return shell_ ? shellWall_->triangles() : 0; }
+
+void SceneView::updateShell() {
+    if (!shell_ || !shown_) return;
+    // Sampled at the phase of the blood on screen, as the wall in the snapshot is.
+    sph::TriangleMesh mesh;
+    std::vector<sph::Vec3> velocity;
+    const int phase = shell_->sample(shown_->cyclePhase, 1.0, mesh, velocity);
+    std::vector<float> xyz(3 * mesh.vertices.size());
+    for (std::size_t v = 0; v < mesh.vertices.size(); ++v) {
+        xyz[3 * v] = mesh.vertices[v].x;
+        xyz[3 * v + 1] = mesh.vertices[v].y;
+        xyz[3 * v + 2] = mesh.vertices[v].z;
+    }
+    const auto topology = std::uint64_t(phase) + 1;
+    std::vector<std::uint32_t> triangles;
+    if (topology != shellTopology_)
+        for (const auto& t : mesh.triangles) triangles.insert(triangles.end(), t.begin(), t.end());
+    shellWall_->update(xyz, triangles, topology);
+    shellTopology_ = topology;
+}
+
 void SceneView::setWallOpacity(float opacity) { wall_->setOpacity(std::clamp(opacity, 0.f, 1.f)); }
 void SceneView::setWireframe(bool on) { wall_->setWireframe(on); }
 void SceneView::setBloodVisible(bool visible) {
@@ -207,6 +240,7 @@ void SceneView::setClipping(bool on, double offset) {
 void SceneView::updateClipPlane() {
     if (!clipping_) {
         wall_->setClipPlane(false);
+        shellWall_->setClipPlane(false);
         return;
     }
     // Normal from the camera towards the centre: the near half is cut away.
@@ -214,7 +248,9 @@ void SceneView::updateClipPlane() {
     const double len = std::sqrt(n.x * n.x + n.y * n.y + n.z * n.z);
     n = len > 1e-9 ? narrative::Vec3{n.x / len, n.y / len, n.z / len} : camera_.pose().forward();
     const narrative::Vec3 p = heartCenter_ + narrative::Vec3{n.x, n.y, n.z} * (clipOffset_ * heartRadius_);
-    wall_->setClipPlane(true, osg::Vec4(float(n.x), float(n.y), float(n.z), float(-(n.x * p.x + n.y * p.y + n.z * p.z))));
+    const osg::Vec4 plane(float(n.x), float(n.y), float(n.z), float(-(n.x * p.x + n.y * p.y + n.z * p.z)));
+    wall_->setClipPlane(true, plane);
+    shellWall_->setClipPlane(true, plane);
 }
 
 std::pair<int, int> SceneView::pixels(int w, int h) const {
@@ -413,6 +449,7 @@ void SceneView::takeSnapshot() {
     if (!shown_) snapshotClock_.start();
     shown_ = std::move(snap);
     wall_->update(*shown_);
+    updateShell();
     if (const std::vector<float>* values = shown_->values(quantity_)) {
         range_ = fixedRanges_[int(quantity_)] ? *fixedRanges_[int(quantity_)]
                                               : smoothRange(range_, robustRange(quantity_, *values), dt);

@@ -30,6 +30,9 @@
 namespace osg {
 class Group;
 }
+namespace atrium::heart {
+class MovingHeartMesh;
+}
 namespace osgViewer {
 class Viewer;
 class GraphicsWindowEmbedded;
@@ -67,6 +70,10 @@ public:
     /// yields the cores to drawing (BloodSource::yieldToDrawing).
     void setBloodSource(std::shared_ptr<BloodSource> source);
     BloodSource* bloodSource() const { return source_.get(); }
+    /// A display-only shell around the heart (an epicardium; null: none), drawn paler and
+    /// more transparent than the wall, at the phase of the blood on screen.
+    void setShell(std::shared_ptr<const heart::MovingHeartMesh> shell);
+    std::size_t shellTriangles() const;
     /// Frames a new heart: its bounds (any units and position, e.g. over the whole
     /// cycle) set the home view, the orbit centre, the zoom limits, flight speeds and
     /// the near and far planes; the camera goes home.
@@ -199,6 +206,10 @@ private:
     osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window_;
     osg::ref_ptr<osg::Group> root_;
     std::unique_ptr<HeartWall> wall_;
+    std::unique_ptr<HeartWall> shellWall_;
+    std::shared_ptr<const heart::MovingHeartMesh> shell_;
+    std::uint64_t shellTopology_ = 0; // the shell's phase whose triangles are uploaded, + 1
+    void updateShell();
     std::unique_ptr<BloodSpheres> blood_;
     std::unique_ptr<FluidSurface> fluid_; // shares blood_'s particle geometry
     std::unique_ptr<ResourceGizmo> gizmo_;

@@ -646,12 +646,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
         // A display-only shell (the epicardium): no blood, its own series.
         std::optional<heart::MovingHeartMesh> shell;
-        if (const auto pattern = o.get("--shell")) {
-            heart::PipelineSettings shellSettings = heart::PipelineSettings::forBlood();
-            shellSettings.openingsBecomeValves = false;
-            shellSettings.meshCleaning.capHoles = false; // shown, not filled: its openings may stay
-            shell = heart::loadHeart(heart::HeartSource::fromMeshes(*pattern, cycle), shellSettings);
-        }
+        if (const auto pattern = o.get("--shell")) shell = heart::loadShell(*pattern, cycle);
 
         // The spacing that fills the blood pool with about the particles asked for; the
         // count at the beat's start (seeded or emitted, topped up) is checked and the
@@ -694,7 +689,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             writer->write(h, solver.stepCount(), solver.time());
             if (const sph::TriangleMesh* wall = solver.wallMesh()) writer->writeWall(*wall, solver.stepCount(), solver.time());
             if (shell) {
-                shell->sample(sim->heartTime(), report.cycleSeconds, shellMesh, shellVelocity);
+                shell->sample(sim->beats(), report.cycleSeconds, shellMesh, shellVelocity); // in cycles, as the wall
                 for (sph::Vec3& v : shellMesh.vertices) v *= 1e-3f; // mm -> m, as the wall
                 writer->writeShell(shellMesh, solver.stepCount(), solver.time());
             }

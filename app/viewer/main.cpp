@@ -87,6 +87,8 @@ int main(int argc, char** argv) {
         {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child).", "NAME"},
         {"volumes", "Show the heart of a 4D scan: a folder or printf pattern of volumes, one per phase.", "PATTERN"},
         {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase; once per chamber.", "PATTERN"},
+        {"shell", "Show a series of surface meshes (an epicardium) around the heart as a translucent shell, no blood.",
+         "PATTERN"},
         {"isovalue", "With --volumes: the blood/wall isovalue (default: suggested by the intensity histogram).", "V"},
         {"particles", "Blood particle budget (default 15000).", "N"},
         {"backend", "Simulation backend: cpu or cuda.", "NAME"},
@@ -151,6 +153,11 @@ int main(int argc, char** argv) {
         }
     } catch (const std::exception& e) {
         fail(e.what());
+    }
+    if (parser.isSet("shell")) {
+        if (parser.values("shell").size() > 1) fail("--shell is given more than once: one shell around the heart");
+        if (options.lecture) fail("a lecture brings its own heart: --shell goes with a heart option");
+        options.shellPattern = parser.value("shell").toStdString();
     }
     if (parser.isSet("particles"))
         options.particleBudget = parsePositive(parser, "particles", 15000, widgets::SimulationChoices::kMinParticles,
@@ -353,6 +360,7 @@ int main(int argc, char** argv) {
                                {"particles", view->shownSnapshot()->particles()},
                                // Blow-ups after which the blood was started again.
                                {"restarts", view->runner() ? view->runner()->restarts() : 0},
+                               {"shell_triangles", view->shellTriangles()},
                                {"seconds_to_first_heart", window.secondsToFirstHeart()}};
             if (narrativeShownAt) {
                 const narrative::PlayerFrame f = workspace->playback()->frame();

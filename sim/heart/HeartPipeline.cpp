@@ -562,6 +562,13 @@ fs::path defaultCacheDirectory() {
     return {};
 }
 
+MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, PipelineProgress progress) {
+    PipelineSettings settings = PipelineSettings::forBlood();
+    settings.openingsBecomeValves = false;
+    settings.meshCleaning.capHoles = false; // shown, not filled: its openings may stay
+    return loadHeart(HeartSource::fromMeshes(pattern, cycleSeconds), settings, nullptr, std::move(progress));
+}
+
 std::vector<sph::TriangleMesh> phantomSurfaces(const PhantomParameters& parameters, bool ventricleOnly,
                                                const PipelineSettings& settings) {
     const HeartPhantom phantom(parameters);

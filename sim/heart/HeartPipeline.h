@@ -162,6 +162,11 @@ using PipelineProgress = std::function<void(const std::string& stage, double fra
 MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& settings,
                           PipelineReport* report = nullptr, PipelineProgress progress = {});
 
+/// A display-only surface (an epicardium around the chambers) from a mesh series: read
+/// and interpolated as loadHeart does, but its openings stay open (no caps, no valves)
+/// and it holds no blood. Throws like loadHeart.
+MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, PipelineProgress progress = {});
+
 /// The cache file loadHeart would use for these inputs (empty when the cache is off).
 /// Resolves the source's files (throws like loadHeart when they are missing).
 std::filesystem::path heartCacheFile(const HeartSource& source, const PipelineSettings& settings);
