@@ -358,6 +358,7 @@ int main(int argc, char** argv) {
                                {"width", size.width()},
                                {"height", size.height()},
                                {"particles", view->shownSnapshot()->particles()},
+                               {"simulated_seconds", view->shownSnapshot()->simulatedSeconds},
                                // Blow-ups after which the blood was started again.
                                {"restarts", view->runner() ? view->runner()->restarts() : 0},
                                {"shell_triangles", view->shellTriangles()},
