@@ -392,9 +392,9 @@ void HeartSimulation::sampleVolumeRates() {
         std::vector<std::uint8_t> fills(x.size()), empties(x.size());
         bool filling = false, emptying = false;
         for (std::size_t lap = 0; lap < 2 * x.size(); ++lap) {
-            const double rate = x[lap % x.size()];
-            filling = rate > threshold || (filling && rate > stop);
-            emptying = rate < -threshold;
+            const double dv = x[lap % x.size()];
+            filling = dv > threshold || (filling && dv > stop);
+            emptying = dv < -threshold;
             fills[lap % x.size()] = filling;
             empties[lap % x.size()] = emptying;
         }
