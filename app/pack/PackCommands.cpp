@@ -5,9 +5,13 @@
 #include "narrative/package/ContentPackage.h"
 #include "narrative/package/PackageError.h"
 #include "narrative/package/TrustStore.h"
+#include "sim/heart/BakedBeat.h"
+#include "sim/heart/HeartPipeline.h"
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <functional>
@@ -15,6 +19,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <span>
 #include <sstream>
 #include <termios.h>
 #include <unistd.h>
@@ -166,6 +171,69 @@ std::optional<bool> yesNo(const Options& o, const std::string& name) {
     throw UsageError("--" + name + " expects yes or no, got '" + *v + "'");
 }
 
+/// A baked flow read and checked by the viewer's own reader (every size, the checksum),
+/// so that a package never carries a flow the viewer would refuse as damaged.
+heart::BakedBeat readFlow(const fs::path& file) {
+    try {
+        return heart::BakedBeat::load(file);
+    } catch (const heart::BakedBeatError& e) {
+        throw PackageError(PackageError::Kind::BadFile, e.what());
+    }
+}
+
+/// The heart the package shows, as heart::heartIdentity names it: a phantom by its
+/// parameters, a series by its entries' bytes in the manifest's order (extracted to a
+/// temporary folder, as the viewer does).
+std::string packageHeartIdentity(const ContentPackage& p) {
+    const HeartSpec& h = p.manifest().heart;
+    const heart::PipelineSettings settings = heart::PipelineSettings::forBlood();
+    if (h.source == HeartSpec::Source::Phantom) return heart::heartIdentity(heart::HeartSource::fromPreset(h.preset), settings);
+    struct Folder {
+        fs::path path = fs::temp_directory_path() / ("atrium-pack-heart-" + std::to_string(::getpid()));
+        Folder() {
+            fs::remove_all(path); // a crashed run's
+            fs::create_directories(path);
+        }
+        ~Folder() {
+            std::error_code ec;
+            fs::remove_all(path, ec);
+        }
+    } folder;
+    for (std::size_t i = 0; i < h.entries.size(); ++i) {
+        char name[32];
+        std::snprintf(name, sizeof name, "phase_%03zu", i);
+        const fs::path extracted = p.extractFile(h.entries[i], folder.path / "entries");
+        fs::rename(extracted, folder.path / (name + extracted.extension().string()));
+    }
+    fs::remove_all(folder.path / "entries");
+    const std::string series = folder.path.string();
+    const std::optional<float> isovalue = h.isovalue ? std::optional<float>(float(*h.isovalue)) : std::nullopt;
+    return heart::heartIdentity(h.source == HeartSpec::Source::Meshes ? heart::HeartSource::fromMeshes(series)
+                                                                      : heart::HeartSource::fromVolumes(series, isovalue),
+                                settings);
+}
+
+/// Refuses a flow that the viewer would not play with the package's heart: one baked in
+/// another heart (docs/baked-flow.md).
+void checkFlowFits(const ContentPackage& p, const heart::BakedBeat& beat, const std::string& flow) {
+    const std::string bakedIn = heart::bakedHeartOf(beat);
+    const std::string shown = packageHeartIdentity(p);
+    if (bakedIn != shown)
+        throw PackageError(PackageError::Kind::BadFile,
+                           flow + ": baked in another heart (" + (bakedIn.empty() ? std::string("unnamed") : bakedIn) +
+                               ") than the package's (" + shown + "); bake it with atrium-sim heart --bake on that heart");
+}
+
+std::string describeFlow(const heart::BakedBeat& beat) {
+    std::size_t particles = 0;
+    for (int k = 0; k < beat.framesPerBeat(); ++k) particles = std::max(particles, beat.particles(k));
+    const std::string heart = heart::bakedHeartOf(beat);
+    std::ostringstream s;
+    s << beat.framesPerBeat() << " frames of up to " << particles << " particles over " << beat.cycleSeconds
+      << " s, baked in " << (heart.empty() ? std::string("an unnamed heart") : heart);
+    return s.str();
+}
+
 // --- Commands --------------------------------------------------------------------------
 
 int keygen(const Options& o, std::ostream& out) {
@@ -200,6 +268,7 @@ int create(const Options& o, std::ostream& out) {
             throw PackageError(PackageError::Kind::BadFile, *manifestFile + ": file '" + f.entry + "' is not in " + root.string());
         check(p.addFile(f.entry, source));
     }
+    if (!m.flow.empty()) checkFlowFits(p, readFlow(root / m.flow), *manifestFile + ": /flow: " + m.flow);
     if (!m.narratives.empty())
         check(p.setNarrativesDocument(readSmallFile(root / m.narratives, narrative::NarrativeDocument::kMaxFileBytes)));
     check(p.setRestrictions(restrictions));
@@ -218,6 +287,35 @@ int addMedia(const Options& o, std::ostream& out, std::ostream& err) {
     check(p.addFile(entry, source));
     p.save(file);
     out << "added " << entry << " to " << file.string() << " (" << describeSigner(p, TrustStore{}) << ")\n";
+    return kOk;
+}
+
+int setFlow(const Options& o, std::ostream& out, std::ostream& err) {
+    const fs::path file = o.positional[0];
+    const bool remove = o.has("remove");
+    if (remove == (o.positional.size() == 2)) throw UsageError("set-flow takes FLOW.atriumflow, or --remove");
+    std::optional<heart::BakedBeat> beat;
+    if (!remove) beat = readFlow(o.positional[1]);
+    ContentPackage p = openPackage(file, err);
+    authorise(p, o);
+    const std::string old = p.manifest().flow;
+    if (remove) {
+        if (old.empty()) throw Refused(file.string() + " carries no baked flow");
+        check(p.setFlow({}));
+        check(p.removeFile(old));
+        p.save(file);
+        out << "removed the baked flow " << old << " from " << file.string() << " (" << describeSigner(p, TrustStore{}) << ")\n";
+        return kOk;
+    }
+    const fs::path source = o.positional[1];
+    checkFlowFits(p, *beat, source.string());
+    const std::string entry = o.value("as").value_or("flow/" + source.filename().string());
+    check(p.addFile(entry, source));
+    check(p.setFlow(entry));
+    if (!old.empty() && old != entry) check(p.removeFile(old));
+    p.save(file);
+    out << "set the baked flow of " << file.string() << " to " << entry << ": " << describeFlow(*beat) << " ("
+        << describeSigner(p, TrustStore{}) << ")\n";
     return kOk;
 }
 
@@ -298,6 +396,19 @@ int verify(const Options& o, std::ostream& out, std::ostream& err) {
     const ContentPackage p = openPackage(o.positional[0], err);
     const TrustStore trust = trustStore(o);
     out << o.positional[0] << ": " << (p.signer() ? "intact, " : "") << describeSigner(p, trust) << "\n";
+    if (const std::string& flow = p.manifest().flow; !flow.empty()) {
+        // Its bytes are the signed ones; that the viewer can play it is checked here.
+        const std::string source = fs::path(o.positional[0]).filename().string() + ": " + flow;
+        const std::string bytes = p.readFile(flow, PackageLimits{}.maxEntrySize);
+        heart::BakedBeat beat;
+        try {
+            beat = heart::BakedBeat::parse(std::as_bytes(std::span(bytes.data(), bytes.size())), source);
+        } catch (const heart::BakedBeatError& e) {
+            throw PackageError(PackageError::Kind::BadFile, e.what());
+        }
+        checkFlowFits(p, beat, source);
+        out << "  flow: " << describeFlow(beat) << ", the package's heart\n";
+    }
     if (!p.signer()) return kRefused;
     if (o.has("require-trusted") && !trust.find(*p.signer())) return kRefused;
     return kOk;
@@ -326,6 +437,7 @@ ordered_json describe(const ContentPackage& p, const TrustStore& trust, const st
     j["restrictions"] = flags;
     j["expired"] = p.gate().expired();
     j["branding"] = {{"text", m.branding.text}, {"image", m.branding.image}};
+    j["flow"] = m.flow.empty() ? ordered_json(nullptr) : ordered_json(m.flow);
     j["locked"] = p.locked();
     ordered_json signature;
     signature["state"] = p.signer() ? "signed" : "unsigned";
@@ -365,6 +477,7 @@ int inspect(const Options& o, std::ostream& out, std::ostream& err) {
     out << "  locked:       " << (p->locked() ? "yes" : "no") << "\n";
     out << "  heart:        " << j["heart"].dump() << "\n";
     for (const auto& n : j["narratives"]) out << "  narrative:    " << n["title"].get<std::string>() << " (" << n["nodes"] << " nodes)\n";
+    if (!p->manifest().flow.empty()) out << "  flow:         " << p->manifest().flow << "\n";
     out << "  resources:    " << j["resources"] << " in " << j["categories"].size() << " categories\n";
     out << "  restrictions: " << j["restrictions"].dump() << (j["expired"].get<bool>() ? " (expired)" : "") << "\n";
     out << "  files:        " << j["files"].size() << "\n";
@@ -413,6 +526,7 @@ std::string packUsage() {
   atrium-pack keygen --out KEYFILE [--author NAME] [--force]
   atrium-pack create OUT.atrium --manifest MANIFEST.json [--files DIR] [--key KEYFILE]
   atrium-pack add-media FILE.atrium SOURCE [--as ENTRY] [AUTH]
+  atrium-pack set-flow FILE.atrium (FLOW.atriumflow [--as ENTRY] | --remove) [AUTH]
   atrium-pack set-restrictions FILE.atrium [--branding-required yes|no] [--narratives-locked yes|no]
               [--resources-locked yes|no] [--narrative-navigation-only yes|no] [--video-export-forbidden yes|no]
               [--max-resolution WxH|none] [--expires YYYY-MM-DD|none] [AUTH]
@@ -444,6 +558,10 @@ int packCommand(const std::vector<std::string>& args, std::ostream& out, std::os
         if (command == "keygen") return keygen(Options(rest, 0, {"out", "author"}, {"force"}), out);
         if (command == "create") return create(Options(rest, 1, {"manifest", "files", "key"}, {}), out);
         if (command == "add-media") return addMedia(Options(rest, 2, with({"as"}, kAuthOptions), {}), out, err);
+        if (command == "set-flow") {
+            const bool remove = std::find(rest.begin(), rest.end(), "--remove") != rest.end();
+            return setFlow(Options(rest, remove ? 1 : 2, with({"as"}, kAuthOptions), {"remove"}), out, err);
+        }
         if (command == "set-restrictions")
             return setRestrictions(Options(rest, 1,
                                            with({"branding-required", "narratives-locked", "resources-locked",

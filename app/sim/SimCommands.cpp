@@ -278,9 +278,8 @@ int guarded(std::ostream& err, const std::function<int()>& body) {
 int bakeHeart(const heart::HeartSource& source, const LoadedHeart& loaded, const heart::HeartSimulationSettings& hs,
               const heart::BakeSettings& bake, const std::string& file, bool compact, std::ostream& out,
               std::ostream& err) {
-    const std::string key = heart::flowCacheKey(
-        heart::heartCacheFile(source, heart::PipelineSettings::forBlood()).filename().string(),
-        loaded.report.cycleSeconds, hs, bake);
+    const std::string key = heart::flowCacheKey(heart::heartIdentity(source, heart::PipelineSettings::forBlood()),
+                                                loaded.report.cycleSeconds, hs, bake);
     const bool tty = isatty(STDERR_FILENO) == 1;
     int lastPercent = -1;
     const auto t0 = std::chrono::steady_clock::now();
@@ -301,6 +300,7 @@ int bakeHeart(const heart::HeartSource& source, const LoadedHeart& loaded, const
     const auto bytes = std::filesystem::file_size(file);
     const nlohmann::json r = {
         {"baked", file},
+        {"heart", heart::bakedHeartOf(beat)},
         {"frames_per_beat", beat.framesPerBeat()},
         {"cycle_seconds", beat.cycleSeconds},
         {"mean_particles", double(particleFrames) / beat.framesPerBeat()},

@@ -230,6 +230,13 @@ EditResult ContentPackage::setHeart(HeartSpec heart) {
     });
 }
 
+EditResult ContentPackage::setFlow(std::string entry) {
+    return edit(Operation::EditContent, [&](Manifest& m) -> std::optional<std::string> {
+        m.flow = std::move(entry);
+        return std::nullopt;
+    });
+}
+
 namespace {
 
 std::optional<std::string> checkResource(const Manifest& m, const Resource& r, const std::string& replacing) {

@@ -104,6 +104,11 @@ public:
     EditResult setAuthor(std::string author);
     /// The heart; a series' entries must be files of the package.
     EditResult setHeart(HeartSpec heart);
+    /// The baked flow (docs/baked-flow.md): `entry` must be a file of the package (add it
+    /// first); empty drops the reference (the file stays until removeFile). The package
+    /// cannot read a flow (narrative/ knows no physics): atrium-pack and the viewer check
+    /// it with the baked-beat reader.
+    EditResult setFlow(std::string entry);
     /// Adds a resource at index `at` (default: the end).
     EditResult addResource(narrative::Resource resource, std::optional<std::size_t> at = std::nullopt);
     /// Replaces the resource whose id is `id` (the new one may have another id).

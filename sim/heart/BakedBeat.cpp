@@ -383,6 +383,14 @@ std::string flowCacheKey(const std::string& heartKey, double cycleSeconds, const
     return k.str();
 }
 
+std::string bakedHeartOf(const BakedBeat& beat) {
+    const std::string tag = "\nheart ";
+    const auto at = beat.key.find(tag);
+    if (at == std::string::npos) return {};
+    const auto from = at + tag.size();
+    return beat.key.substr(from, beat.key.find('\n', from) - from);
+}
+
 std::filesystem::path flowCacheFile(const std::filesystem::path& directory, const std::string& key) {
     return directory / ("flow-" + hex64(fnv1a(key.data(), key.size())) + ".atriumflow");
 }

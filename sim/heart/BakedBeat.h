@@ -133,6 +133,9 @@ BloodFrame captureFrame(const sph::Solver& solver);
 /// settings: every input that changes the blood, as text.
 std::string flowCacheKey(const std::string& heartKey, double cycleSeconds, const HeartSimulationSettings& simulation,
                          const BakeSettings& settings);
+/// The heart a beat was baked in: the `heart` line of its key (flowCacheKey's
+/// `heartKey`, heartIdentity for atrium-sim's and the viewer's bakes), or empty.
+std::string bakedHeartOf(const BakedBeat& beat);
 /// The cache file of a bake with `key`: flow-<FNV-1a 64 of key>.atriumflow in `directory`.
 std::filesystem::path flowCacheFile(const std::filesystem::path& directory, const std::string& key);
 

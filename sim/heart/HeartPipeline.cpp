@@ -60,10 +60,31 @@ std::string exact(double v) {
     return s.str();
 }
 
-void describeFile(std::ostringstream& key, const fs::path& file) {
+/// How the key names input files: by where they are and when they changed (the cache's
+/// key: cheap, and stale when they move), or by their bytes alone (heartIdentity: the
+/// same heart wherever its files lie, e.g. extracted from a package to a new folder).
+enum class Naming { PathAndTime, Content };
+
+/// FNV-1a 64 of a file's bytes (0 when it cannot be read: the load then fails anyway).
+std::uint64_t fileHash(const fs::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    std::uint64_t h = kFnvOffset;
+    std::vector<char> buffer(std::size_t(1) << 20);
+    while (in) {
+        in.read(buffer.data(), std::streamsize(buffer.size()));
+        h = fnv1a(h, buffer.data(), std::size_t(in.gcount()));
+    }
+    return in.eof() ? h : 0;
+}
+
+void describeFile(std::ostringstream& key, const fs::path& file, Naming naming) {
     std::error_code ec;
     const auto size = fs::file_size(file, ec);
     const auto size64 = ec ? std::uintmax_t(0) : size;
+    if (naming == Naming::Content) {
+        key << "file size " << size64 << " fnv1a " << hex64(fileHash(file)) << "\n";
+        return;
+    }
     std::error_code ecTime;
     const auto time = fs::last_write_time(file, ecTime);
     key << "file " << fs::absolute(file).lexically_normal().string() << " size " << size64 << " mtime "
@@ -76,7 +97,7 @@ bool isCacheFile(const fs::path& file) {
 }
 
 /// Every regular file under `directory` (recursively, sorted), but cache files.
-void describeDirectory(std::ostringstream& key, const fs::path& directory) {
+void describeDirectory(std::ostringstream& key, const fs::path& directory, Naming naming) {
     std::vector<fs::path> files;
     std::error_code ec;
     for (fs::recursive_directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
@@ -84,19 +105,20 @@ void describeDirectory(std::ostringstream& key, const fs::path& directory) {
         if (it->is_regular_file(ecType) && !isCacheFile(it->path())) files.push_back(it->path());
     }
     std::sort(files.begin(), files.end());
-    key << "directory " << fs::absolute(directory).lexically_normal().string() << " files " << files.size() << "\n";
-    for (const fs::path& f : files) describeFile(key, f);
+    key << "directory " << (naming == Naming::Content ? std::string() : fs::absolute(directory).lexically_normal().string())
+        << " files " << files.size() << "\n";
+    for (const fs::path& f : files) describeFile(key, f, naming);
 }
 
 /// A frame of a series: a file (for MetaImage headers also the data files beside it
 /// that share its stem) or a DICOM directory.
-void describeFrame(std::ostringstream& key, const fs::path& frame) {
+void describeFrame(std::ostringstream& key, const fs::path& frame, Naming naming) {
     std::error_code ec;
     if (fs::is_directory(frame, ec)) {
-        describeDirectory(key, frame);
+        describeDirectory(key, frame, naming);
         return;
     }
-    describeFile(key, frame);
+    describeFile(key, frame, naming);
     std::string ext = frame.extension().string();
     std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     if (ext == ".mhd") {
@@ -105,22 +127,22 @@ void describeFrame(std::ostringstream& key, const fs::path& frame) {
         for (fs::directory_iterator it(parent, ec), end; !ec && it != end; it.increment(ec))
             if (it->path() != frame && it->path().stem() == frame.stem()) companions.push_back(it->path());
         std::sort(companions.begin(), companions.end());
-        for (const fs::path& c : companions) describeFile(key, c);
+        for (const fs::path& c : companions) describeFile(key, c, naming);
     }
 }
 
-void describeInputs(std::ostringstream& key, const HeartSource& source) {
+void describeInputs(std::ostringstream& key, const HeartSource& source, Naming naming) {
     const std::string& pattern = source.pattern;
     if (source.kind == HeartSource::Kind::Meshes) {
         for (const ChamberSeries& c : source.chambers) {
-            key << "chamber " << c.pattern << " name " << c.name << "\n";
+            key << "chamber " << (naming == Naming::Content ? std::string() : c.pattern) << " name " << c.name << "\n";
             for (const OpeningRule& r : c.rules) {
                 key << "rule " << (r.number ? std::to_string(*r.number) : std::string("-"));
                 if (r.near) key << " near " << exact(r.near->x) << " " << exact(r.near->y) << " " << exact(r.near->z);
                 key << " " << (r.wall ? "wall" : (r.role ? valveRoleName(*r.role) : "-")) << " " << r.name << "\n";
             }
-            if (const auto sidecar = openingRulesFile(c.pattern)) describeFile(key, *sidecar);
-            for (const fs::path& f : resolveMeshFrames(c.pattern)) describeFrame(key, f);
+            if (const auto sidecar = openingRulesFile(c.pattern)) describeFile(key, *sidecar, naming);
+            for (const fs::path& f : resolveMeshFrames(c.pattern)) describeFrame(key, f, naming);
         }
         return;
     }
@@ -132,13 +154,14 @@ void describeInputs(std::ostringstream& key, const HeartSource& source) {
         if (!fs::is_directory(pattern, ec))
             throw VolumeError(pattern, "is neither a directory nor a pattern with an integer field (such as "
                                        "heart_%02d.vti)");
-        describeDirectory(key, pattern);
+        describeDirectory(key, pattern, naming);
         return;
     }
-    for (const fs::path& f : resolveSeriesFrames(pattern, {})) describeFrame(key, f);
+    for (const fs::path& f : resolveSeriesFrames(pattern, {})) describeFrame(key, f, naming);
 }
 
-std::string cacheKeyText(const HeartSource& source, const PhantomParameters& phantom, const PipelineSettings& s) {
+std::string cacheKeyText(const HeartSource& source, const PhantomParameters& phantom, const PipelineSettings& s,
+                         Naming naming = Naming::PathAndTime) {
     std::ostringstream key;
     key.imbue(std::locale::classic());
     key << "atrium moving heart cache, format " << kCacheFormatVersion << "\n";
@@ -159,12 +182,12 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
             << "backgroundIntensity " << exact(phantom.backgroundIntensity) << "\n";
         break;
     case HeartSource::Kind::Volumes:
-        key << "source volumes " << source.pattern << "\n";
-        describeInputs(key, source);
+        key << "source volumes " << (naming == Naming::Content ? std::string() : source.pattern) << "\n";
+        describeInputs(key, source, naming);
         break;
     case HeartSource::Kind::Meshes:
-        key << "source meshes " << source.pattern << "\n";
-        describeInputs(key, source);
+        key << "source meshes " << (naming == Naming::Content ? std::string() : source.pattern) << "\n";
+        describeInputs(key, source, naming);
         break;
     }
     if (source.kind == HeartSource::Kind::Meshes) {
@@ -627,6 +650,13 @@ fs::path heartCacheFile(const HeartSource& source, const PipelineSettings& setti
     const std::string keyText = cacheKeyText(source, phantom, settings);
     const std::uint64_t key = fnv1a(kFnvOffset, keyText.data(), keyText.size());
     return settings.cacheDirectory / ("heart-" + hex64(key) + kCacheExtension);
+}
+
+std::string heartIdentity(const HeartSource& source, const PipelineSettings& settings) {
+    const PhantomParameters phantom =
+        source.kind == HeartSource::Kind::Phantom ? source.phantomParameters() : PhantomParameters{};
+    const std::string keyText = cacheKeyText(source, phantom, settings, Naming::Content);
+    return "heart-" + hex64(fnv1a(kFnvOffset, keyText.data(), keyText.size()));
 }
 
 MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& settings, PipelineReport* reportOut,

@@ -171,6 +171,14 @@ MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, Pipel
 /// Resolves the source's files (throws like loadHeart when they are missing).
 std::filesystem::path heartCacheFile(const HeartSource& source, const PipelineSettings& settings);
 
+/// The heart's identity, whatever folder its files lie in: "heart-" and 16 hex digits
+/// hashing the same inputs as the cache key (phantom parameters, pipeline settings) but
+/// a series' files by their bytes and order, not their paths and times. A baked flow
+/// names the heart it was baked in by it, so that a lecture's flow still fits its heart
+/// when the package's series is extracted elsewhere. Reads every file of a series
+/// (call it off the UI thread for large ones); throws like heartCacheFile.
+std::string heartIdentity(const HeartSource& source, const PipelineSettings& settings);
+
 /// The series in a directory of mesh files, one chamber per name stem ("lv_00.vtk ...
 /// rv_00.vtk ..." -> the chambers lv and rv with the patterns DIR/lv_%02d.vtk and
 /// DIR/rv_%02d.vtk), for a directory that holds several (which loadHeart refuses as one

@@ -1,6 +1,10 @@
 // atrium-pack as an author and a script call it (in-process, the same code as main()),
 // on real package files.
 #include "app/pack/PackCommands.h"
+#include "narrative/package/ContentPackage.h"
+#include "narrative/package/PackageCrypto.h"
+#include "sim/heart/BakedBeat.h"
+#include "sim/heart/HeartPipeline.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -213,4 +217,147 @@ TEST_F(PackCli, BadManifestsExitTwoNamingTheField) {
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("media/absent.png"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(file()));
+}
+
+namespace {
+
+/// The heart a flow must have been baked in to fit a phantom package.
+std::string phantomHeart(const std::string& preset) {
+    return atrium::heart::heartIdentity(atrium::heart::HeartSource::fromPreset(preset),
+                                        atrium::heart::PipelineSettings::forBlood());
+}
+
+/// A small beat in the baked-flow format (docs/baked-flow.md): two particles over 4
+/// frames (moved by `shift` mm), named as baked in `heart`.
+void writeFlow(const fs::path& file, const std::string& heart, float shift = 0) {
+    std::vector<atrium::heart::BloodFrame> frames(4);
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+        const float x = float(k) + shift;
+        frames[k].positionMm = {x, 0, 0, 1, 2, 3};
+        frames[k].velocity = {0.1f, 0, 0, 0, 0.2f, 0};
+        frames[k].densityError = {0.01f, -0.01f};
+        frames[k].pressure = {10, 20};
+    }
+    atrium::sph::Aabb box;
+    box.lo = {-10, -10, -10};
+    box.hi = {10, 10, 10};
+    const atrium::heart::BakedBeat beat(atrium::heart::flowCacheKey(heart, 0.8, {}, {}), 0.8, 2.0, box, frames);
+    beat.save(file);
+}
+
+} // namespace
+
+TEST_F(PackCli, SetFlowAddsACheckedBakedFlowThroughTheLock) {
+    buildLocked();
+    const std::string adult = phantomHeart("adult");
+    writeFlow(path("beat.atriumflow"), adult);
+    const std::string before = readAll(file());
+    Result r = pack({"set-flow", file(), path("beat.atriumflow")});
+    EXPECT_EQ(r.code, 3) << "locked: no password in a test";
+    EXPECT_NE(r.err.find("locked"), std::string::npos) << r.err;
+    r = pack({"set-flow", file(), path("beat.atriumflow"), "--password-file", path("wrong")});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_EQ(readAll(file()), before) << "nothing changed on disk";
+    EXPECT_TRUE(inspect()["flow"].is_null());
+
+    // A damaged flow is refused by the viewer's own reader, naming the file.
+    const std::string bytes = readAll(path("beat.atriumflow"));
+    std::ofstream(path("cut.atriumflow"), std::ios::binary) << bytes.substr(0, bytes.size() - 40);
+    r = pack({"set-flow", file(), path("cut.atriumflow"), "--password-file", path("password")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("cut.atriumflow"), std::string::npos) << r.err;
+    EXPECT_EQ(readAll(file()), before);
+    // So is a flow baked in another heart than the package's, which the viewer would not play.
+    writeFlow(path("athlete.atriumflow"), phantomHeart("athlete"));
+    r = pack({"set-flow", file(), path("athlete.atriumflow"), "--password-file", path("password")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("athlete.atriumflow: baked in another heart (" + phantomHeart("athlete")), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("than the package's (" + adult + ")"), std::string::npos) << r.err;
+    EXPECT_EQ(readAll(file()), before);
+
+    r = pack({"set-flow", file(), path("beat.atriumflow"), "--password-file", path("password")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("4 frames of up to 2 particles"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("baked in " + adult), std::string::npos) << r.out;
+    json j = inspect();
+    EXPECT_EQ(j["flow"], "flow/beat.atriumflow");
+    EXPECT_EQ(j["locked"], true);
+    r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 0) << "saving signed it again: " << r.err;
+    EXPECT_NE(r.out.find("flow: 4 frames of up to 2 particles over 0.8 s, baked in " + adult + ", the package's heart"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(pack({"inspect", file()}).out.find("flow:         flow/beat.atriumflow"), std::string::npos);
+
+    // Another flow replaces it under its own name; --remove takes it out.
+    writeFlow(path("other.atriumflow"), adult, 1.5f);
+    ASSERT_EQ(pack({"set-flow", file(), path("other.atriumflow"), "--as", "flow/beat-2.atriumflow", "--key", key()}).code, 0);
+    j = inspect();
+    EXPECT_EQ(j["flow"], "flow/beat-2.atriumflow");
+    EXPECT_EQ(j["files"].size(), 2u) << "the old flow's file went with it";
+    EXPECT_EQ(pack({"set-flow", file(), "--remove"}).code, 3) << "still locked";
+    ASSERT_EQ(pack({"set-flow", file(), "--remove", "--key", key()}).code, 0);
+    j = inspect();
+    EXPECT_TRUE(j["flow"].is_null());
+    EXPECT_EQ(j["files"].size(), 1u);
+    EXPECT_EQ(pack({"set-flow", file(), "--remove", "--key", key()}).code, 3) << "no flow to remove";
+    EXPECT_EQ(pack({"set-flow", file()}).code, 1) << "neither a flow nor --remove";
+}
+
+TEST_F(PackCli, CreateTakesAFlowFromTheManifestAndVerifyChecksIt) {
+    // The manifest names the flow, and lists it among its files.
+    const std::string manifest = readAll(path("src/manifest.json"));
+    const auto withFlow = [&](const std::string& entry) {
+        std::string m = manifest;
+        m.replace(m.rfind("]"), 1, R"(, {"entry": ")" + entry + R"(", "type": "application/octet-stream"}], "flow": ")" + entry + "\"");
+        std::ofstream(path("src/manifest.json")) << m;
+    };
+    fs::create_directories(path("src/flow"));
+    writeFlow(path("src/flow/beat.atriumflow"), phantomHeart("adult"));
+    withFlow("flow/beat.atriumflow");
+    Result r = pack({"create", file(), "--manifest", path("src/manifest.json"), "--key", key()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(inspect()["flow"], "flow/beat.atriumflow");
+    r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("flow: 4 frames"), std::string::npos) << r.out;
+
+    // A byte of the flow changed after signing: tampered, naming the entry.
+    {
+        int error = 0;
+        zip_t* z = zip_open(file().c_str(), 0, &error);
+        ASSERT_NE(z, nullptr);
+        std::string changed = readAll(path("src/flow/beat.atriumflow"));
+        changed[40] = char(changed[40] ^ 1);
+        zip_file_add(z, "flow/beat.atriumflow", zip_source_buffer(z, changed.data(), changed.size(), 0), ZIP_FL_OVERWRITE);
+        ASSERT_EQ(zip_close(z), 0);
+    }
+    r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("flow/beat.atriumflow"), std::string::npos) << r.err;
+
+    // A damaged flow that its author signed anyway (through the API, which cannot read
+    // flows): verify names the package and the entry.
+    fs::remove(file());
+    {
+        std::string cut = readAll(path("src/flow/beat.atriumflow"));
+        cut.resize(cut.size() - 9);
+        std::ofstream(path("cut.atriumflow"), std::ios::binary) << cut;
+        atrium::package::ContentPackage p(atrium::package::parseManifest(manifest, "manifest.json"));
+        ASSERT_TRUE(p.addFile("media/valve.svg", path("src/media/valve.svg")));
+        ASSERT_TRUE(p.addFile("flow/cut.atriumflow", path("cut.atriumflow")));
+        ASSERT_TRUE(p.setFlow("flow/cut.atriumflow"));
+        ASSERT_TRUE(p.useSigningKey(atrium::package::SigningKey::load(key())));
+        p.save(file());
+    }
+    r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("valves.atrium: flow/cut.atriumflow"), std::string::npos) << r.err;
+
+    // A manifest whose flow was baked in another heart: refused, naming the field.
+    writeFlow(path("src/flow/beat.atriumflow"), phantomHeart("athlete"));
+    r = pack({"create", path("other.atrium"), "--manifest", path("src/manifest.json")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("/flow: flow/beat.atriumflow: baked in another heart"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("other.atrium")));
 }

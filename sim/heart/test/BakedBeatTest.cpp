@@ -223,4 +223,10 @@ TEST(BakedBeat, CacheKeysChangeWithEveryInput) {
     EXPECT_NE(k0, flowCacheKey("heart-1", 0.8, s, b));
     EXPECT_NE(flowCacheFile("/c", k0), flowCacheFile("/c", flowCacheKey("heart-1", 0.8, s, b)));
     EXPECT_EQ(flowCacheFile("/c", k0).extension(), ".atriumflow");
+    // The heart a beat was baked in is read back from its key.
+    BakedBeat beat;
+    beat.key = k0;
+    EXPECT_EQ(bakedHeartOf(beat), "heart-1");
+    beat.key = "baked elsewhere";
+    EXPECT_EQ(bakedHeartOf(beat), "");
 }

@@ -488,6 +488,40 @@ TEST(HeartPipeline, VolumeSeriesOnDiskGivesTheSameMeshesAsThePhantom) {
 // ---------------------------------------------------------------------------------------
 // Mesh series
 
+TEST(HeartPipeline, IdentityFollowsTheSeriesBytesNotWhereTheyLie) {
+    // A series, and the same files copied elsewhere under other names (as a content
+    // package's heart is extracted): one heart, though the cache keys them apart.
+    TempDir dir;
+    const std::vector<TriangleMesh> phases(coarsePhaseMeshes().begin(), coarsePhaseMeshes().begin() + 3);
+    fs::create_directories(dir.path() / "a");
+    fs::create_directories(dir.path() / "b");
+    const auto files = heart::writeMeshSeries(phases, dir.path() / "a" / "lv_%02d.vtp");
+    for (std::size_t k = 0; k < files.size(); ++k)
+        fs::copy_file(files[k], dir.path() / "b" / ("phase_00" + std::to_string(k) + ".vtp"));
+    PipelineSettings s = PipelineSettings::forBlood();
+    s.cacheDirectory = dir.path() / "cache";
+    const HeartSource a = HeartSource::fromMeshes((dir.path() / "a" / "lv_%02d.vtp").string());
+    const HeartSource b = HeartSource::fromMeshes((dir.path() / "b").string());
+    const std::string id = heart::heartIdentity(a, s);
+    EXPECT_EQ(id.rfind("heart-", 0), 0u) << id;
+    EXPECT_EQ(id, heart::heartIdentity(b, s));
+    EXPECT_NE(heart::heartCacheFile(a, s), heart::heartCacheFile(b, s));
+    // Another setting, another heart.
+    PipelineSettings fewerSubframes = s;
+    fewerSubframes.interpolation.subframes = 8;
+    EXPECT_NE(id, heart::heartIdentity(a, fewerSubframes));
+    // A moved vertex in one phase: another heart.
+    TriangleMesh moved = phases[1];
+    moved.vertices[0].x += 0.5f;
+    heart::writeMesh(moved, dir.path() / "b" / "phase_001.vtp");
+    EXPECT_NE(id, heart::heartIdentity(b, s));
+    // Phantoms: by their parameters.
+    EXPECT_EQ(heart::heartIdentity(HeartSource::fromPreset("adult"), s),
+              heart::heartIdentity(HeartSource::fromPhantom(heart::HeartPhantom::preset("adult")), s));
+    EXPECT_NE(heart::heartIdentity(HeartSource::fromPreset("adult"), s),
+              heart::heartIdentity(HeartSource::fromPreset("athlete"), s));
+}
+
 TEST(MeshSeries, PhantomMeshesWrittenAndReadBackInEachFormat) {
     TempDir dir;
     const std::vector<TriangleMesh> phases(coarsePhaseMeshes().begin(), coarsePhaseMeshes().begin() + 3);
