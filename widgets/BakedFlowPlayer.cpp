@@ -53,6 +53,11 @@ std::string BakedFlowPlayer::status() const {
     return {};
 }
 
+void BakedFlowPlayer::setOrigin(std::string origin) {
+    origin_ = std::move(origin);
+    publish();
+}
+
 void BakedFlowPlayer::setPhase(double phase) {
     phase_ = phase - std::floor(phase);
     publish();
@@ -72,6 +77,7 @@ void BakedFlowPlayer::publish() {
     snap->simulatedSeconds = phase_ * cycleSeconds_;
     snap->realTimeFactor = paused_ ? 0.0 : 1.0;
     snap->baked = beat_ != nullptr;
+    snap->bakedOrigin = origin_;
     latest_ = std::move(snap);
     ++publications_;
 }

@@ -32,6 +32,8 @@ public:
     double particleSpacingMm() const override;
     std::string status() const override;
 
+    /// Where the beat comes from, for the HUD ("the lecture"; empty: baked here).
+    void setOrigin(std::string origin);
     /// Shows phase `phase` of the cycle (wraps) now.
     void setPhase(double phase);
     double phase() const { return phase_; }
@@ -44,6 +46,7 @@ private:
     std::shared_ptr<const heart::BakedBeat> beat_;
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     double cycleSeconds_;
+    std::string origin_;
     double phase_ = 0.0;
     bool paused_;
     std::optional<double> hold_;

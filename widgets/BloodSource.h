@@ -39,6 +39,7 @@ struct BloodSnapshot {
     /// 0: not measured yet).
     double realTimeFactor = 0;
     bool baked = false;              ///< played back from a baked beat, not simulated now
+    std::string bakedOrigin;         ///< where that beat comes from ("the lecture"); empty: baked here
     /// Blood let in by the atrial inflow, taken out by the outlet beyond the aorta, and
     /// lost through the wall, since the blood started (particles).
     std::uint64_t emitted = 0, drained = 0, leaked = 0;

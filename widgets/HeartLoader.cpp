@@ -67,6 +67,7 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
             out->mesh = std::make_shared<const heart::MovingHeartMesh>(
                 heart::loadHeart(source, heart::PipelineSettings::forBlood(), &out->report,
                                  [&](const std::string& stage, double f) { progress.report(stage, f); }));
+            out->identity = heart::heartIdentity(source, heart::PipelineSettings::forBlood()); // reads the series
             out->anatomy = out->report.anatomy; // the phantom's valves, or a mesh series' openings
             out->boundsMm = heart::cycleBounds(*out->mesh);
             describeCycle(*out);

@@ -20,6 +20,7 @@ namespace atrium::widgets {
 struct LoadedHeart {
     heart::HeartSource source;
     std::shared_ptr<const heart::MovingHeartMesh> mesh;
+    std::string identity;          ///< heart::heartIdentity: what a baked flow must have been baked in
     heart::PipelineReport report;
     heart::HeartAnatomy anatomy;   ///< valves, inflow and outlet (phantoms only)
     sph::Aabb boundsMm;            ///< of the wall over the whole cycle

@@ -33,7 +33,8 @@ void HudOverlay::show(double renderFps, const BloodSnapshot* s, const QString& s
     QString text = "render" + pad.repeated(2) + QString("%1 fps").arg(renderFps, 0, 'f', 1);
     if (s) {
         if (s->baked) {
-            text += row("flow", "baked beat, real time");
+            const QString origin = QString::fromStdString(s->bakedOrigin).toHtmlEscaped();
+            text += row("flow", "baked beat" + (origin.isEmpty() ? QString() : " of " + origin) + ", real time");
         } else if (!s->backend.empty()) {
             QString rate = QString("%1 steps/s on %2").arg(s->stepsPerSecond, 0, 'f', 0).arg(QString::fromStdString(s->backend));
             if (s->realTimeFactor > 0) rate = "live, " + speedText(s->realTimeFactor) + ", " + rate;

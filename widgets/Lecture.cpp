@@ -5,6 +5,8 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include <span>
+
 namespace atrium::widgets {
 
 Lecture::Lecture(package::ContentPackage package, const QString& path)
@@ -17,7 +19,19 @@ Lecture::Lecture(package::ContentPackage package, const QString& path)
 
 std::unique_ptr<Lecture> Lecture::open(const QString& path, const package::ProgressCallback& progress) {
     auto p = package::ContentPackage::open(path.toStdString(), {}, progress);
-    return std::unique_ptr<Lecture>(new Lecture(std::move(p), path));
+    std::unique_ptr<Lecture> lecture(new Lecture(std::move(p), path));
+    if (const std::string& entry = lecture->manifest().flow; !entry.empty()) {
+        // Its bytes are the signed ones; the reader checks every size and its checksum.
+        const std::string source = QFileInfo(path).fileName().toStdString() + ": " + entry;
+        try {
+            const std::string bytes = lecture->package_.readFile(entry, package::PackageLimits{}.maxEntrySize);
+            lecture->flow_ = std::make_shared<const heart::BakedBeat>(
+                heart::BakedBeat::parse(std::as_bytes(std::span(bytes.data(), bytes.size())), source));
+        } catch (const std::exception& e) {
+            lecture->flowError_ = QString::fromStdString(e.what());
+        }
+    }
+    return lecture;
 }
 
 QString Lecture::mediaPath(const std::string& entry) {

@@ -7,6 +7,7 @@
 
 #include "narrative/ResourceActivation.h"
 #include "narrative/package/ContentPackage.h"
+#include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
 
 #include <QString>
@@ -41,6 +42,12 @@ public:
     /// The heart the package shows, its series extracted when it carries one.
     heart::HeartSource heartSource();
 
+    /// The package's baked flow (its manifest's `flow`), read and checked by the baked-beat
+    /// reader when the lecture was opened: null when it has none or it could not be read
+    /// (flowError() then says why, naming the package and the entry).
+    std::shared_ptr<const heart::BakedBeat> flow() const { return flow_; }
+    QString flowError() const { return flowError_; }
+
     /// nullopt when allowed, else the gate's reason (narrative::ContentGate).
     std::optional<QString> refusal(narrative::Operation op) const;
     std::optional<QString> refusal(narrative::Operation op, int width, int height) const;
@@ -60,6 +67,8 @@ private:
     QString path_;
     QTemporaryDir media_;
     narrative::ResourceActivation activation_;
+    std::shared_ptr<const heart::BakedBeat> flow_;
+    QString flowError_;
 };
 
 } // namespace atrium::widgets

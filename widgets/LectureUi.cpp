@@ -229,6 +229,7 @@ void LectureUi::adopt(std::shared_ptr<Lecture> lecture) {
     }
     branding_->setBranding(QString::fromStdString(m.branding.text), logo, QString::fromStdString(m.branding.link));
     refreshTitle();
+    if (hooks_.useFlow) hooks_.useFlow(lecture_->flow(), lecture_->flowError());
     try {
         if (hooks_.loadHeart) hooks_.loadHeart(lecture_->heartSource());
         if (!m.narratives.empty() && hooks_.openNarratives) {
@@ -250,6 +251,7 @@ void LectureUi::close() {
     viewer_->closePanel();
     editor_->setLecture(nullptr);
     lecture_.reset();
+    if (hooks_.useFlow) hooks_.useFlow(nullptr, {});
     bar_->hide();
     branding_->hide();
     window_->setWindowTitle("Atrium");

@@ -9,6 +9,7 @@
 
 #include "narrative/CameraPose.h"
 #include "narrative/Restrictions.h"
+#include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
 
 #include <QObject>
@@ -49,6 +50,10 @@ public:
         /// The narratives document as edited in the window when it is the one at
         /// `documentPath` (to store on Save Lecture As), else empty.
         std::function<std::string(const QString& documentPath)> narrativesText;
+        /// Hands the lecture's baked flow to the window before its heart loads: the beat,
+        /// or null with `error` saying why it cannot be played (both empty: none, or the
+        /// lecture closed).
+        std::function<void(std::shared_ptr<const heart::BakedBeat> beat, const QString& error)> useFlow;
     };
 
     LectureUi(QMainWindow* window, SceneView* view, bool persistSettings, bool interactive);

@@ -66,6 +66,9 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                         [this](const QString& document) -> std::string {
                             if (narratives_->editor()->filePath() != document) return {};
                             return narrative::toJson(narratives_->editor()->document()).dump(2) + "\n";
+                        },
+                        [this](std::shared_ptr<const heart::BakedBeat> beat, const QString& error) {
+                            offerLectureFlow(std::move(beat), error);
                         }});
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
     connectFlow();
@@ -154,12 +157,17 @@ void MainWindow::loadHeart(const heart::HeartSource& source, const std::string& 
 
 void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
     if (heart_) flowFile_.reset(); // a beat file opened for the previous heart
+    if (supplied_) { // a lecture's flow is checked against the lecture's heart; others were for the previous one
+        if (supplied_->awaitingHeart) supplied_->awaitingHeart = false;
+        else if (heart_) supplied_.reset();
+    }
     heart_ = loaded.mesh;
     anatomy_ = loaded.anatomy;
     source_ = loaded.source;
     shellPattern_ = loaded.shellPattern;
     view_->setShell(loaded.shell);
     loadShell_->setText(loaded.shell ? "Remove the outer surface" : "Outer surface (shell)...");
+    heartIdentity_ = loaded.identity;
     cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
     poolMl_ = loaded.report.bloodPoolVolumeMl.empty() ? heart::enclosedVolumeMl(heart_->phaseMesh(0))
                                                       : loaded.report.bloodPoolVolumeMl.front();
@@ -198,7 +206,8 @@ void MainWindow::returnFocusToView() {
 void MainWindow::openSolverPanel() {
     SolverPanel panel(choices_, this);
     if (panel.exec() == QDialog::Accepted) {
-        flowFile_.reset(); // a beat file holds its own parameters: bake the ones chosen
+        flowFile_.reset(); // a beat holds its own parameters: bake the ones chosen
+        supplied_.reset();
         restartSimulation(panel.choices());
     }
     returnFocusToView();

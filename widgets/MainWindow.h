@@ -100,6 +100,13 @@ public:
     void setRealTimeFlow(bool on);
     bool realTimeFlow() const;
     FlowBaker* flowBaker() const { return baker_; }
+    /// A lecture's baked flow, handed in before the lecture's heart loads: once that heart
+    /// is shown the flow plays instead of a bake, in real time, when it was baked in that
+    /// heart; otherwise flowRefused says why and the blood stays as chosen. `error` set
+    /// (the flow could not be read): refused at once. Null and no error: no such flow.
+    void offerLectureFlow(std::shared_ptr<const heart::BakedBeat> beat, const QString& error = {});
+    /// The beat played instead of a bake (--flow-file, a lecture's flow), if any.
+    const heart::BakedBeat* suppliedFlow() const { return supplied_ ? supplied_->beat.get() : nullptr; }
     const SimulationChoices& simulationChoices() const { return choices_; }
     /// Seconds from construction until the heart was first drawn (0 until then).
     double secondsToFirstHeart() const { return secondsToHeart_; }
@@ -108,6 +115,8 @@ Q_SIGNALS:
     /// The heart could not be loaded or its blood not started; `message` says why.
     void loadFailed(const QString& message);
     void heartLoaded();
+    /// A baked flow handed in (a lecture's, --flow-file) was not played; `message` says why.
+    void flowRefused(const QString& message);
 
 protected:
     void closeEvent(QCloseEvent* e) override;
@@ -126,10 +135,15 @@ private:
     /// panel, with their View menu actions (MainWindowAnnotations.cpp).
     void buildAnnotations();
     void showAnnotations(const LoadedHeart& heart);
-    void playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat);
+    void playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat, const QString& origin = {});
     /// Simulation > Open a baked beat / Save the baked beat (MainWindowFlow.cpp).
     void openBakedBeat();
     void saveBakedBeat();
+    /// Reads a beat file (--flow-file, Open a baked beat) once, then keeps a supplied flow
+    /// only while it was baked in the heart shown, turning real-time flow on when it is
+    /// new (MainWindowFlow.cpp).
+    void checkSuppliedFlow();
+    void refuseFlow(const QString& message, bool fatal);
     /// The key of a bake of the current heart with the current choices.
     std::string flowKey() const;
     /// After a dialog or menu: the window active again and the view holding the keys.
@@ -156,7 +170,17 @@ private:
     LectureUi* lecture_;
     FlowBaker* baker_;
     bool bakeAgain_ = false; // the choices changed while a bake ran
-    std::optional<std::filesystem::path> flowFile_; // a baked beat file to play instead of baking
+    std::optional<std::filesystem::path> flowFile_; // a baked beat file to read, then play instead of baking
+    /// A beat handed in, played instead of a bake while it fits the heart shown.
+    struct SuppliedFlow {
+        std::shared_ptr<const heart::BakedBeat> beat;
+        QString origin;            ///< "the lecture", or the file's path
+        bool fromLecture = false;
+        bool awaitingHeart = false; ///< offered before its heart loaded: not checked yet
+        bool fresh = true;          ///< not played yet: turns real-time flow on when it fits
+    };
+    std::optional<SuppliedFlow> supplied_;
+    std::string heartIdentity_; // heart::heartIdentity of the heart shown
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;

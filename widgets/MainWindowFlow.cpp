@@ -15,6 +15,8 @@
 #include <QScopeGuard>
 #include <QStatusBar>
 
+#include <utility>
+
 namespace atrium::widgets {
 
 bool MainWindow::realTimeFlow() const { return realTime_->isChecked(); }
@@ -25,18 +27,66 @@ void MainWindow::setRealTimeFlow(bool on) {
 }
 
 std::string MainWindow::flowKey() const {
-    std::string heartKey;
-    try {
-        heartKey = heart::heartCacheFile(source_, heart::PipelineSettings::forBlood()).filename().string();
-    } catch (const std::exception&) {
-    }
-    if (heartKey.empty()) heartKey = sourceLabel(source_).toStdString();
+    const std::string heartKey = heartIdentity_.empty() ? sourceLabel(source_).toStdString() : heartIdentity_;
     const RunnerSettings rs = choices_.runnerSettings(poolMl_);
     return heart::flowCacheKey(heartKey, rs.cycleSeconds, rs.simulation, options_.bake);
 }
 
+void MainWindow::offerLectureFlow(std::shared_ptr<const heart::BakedBeat> beat, const QString& error) {
+    if (supplied_ && supplied_->fromLecture) supplied_.reset(); // the previous lecture's
+    if (!error.isEmpty()) return refuseFlow("The lecture's baked flow cannot be played: " + error, false);
+    if (!beat) return;
+    supplied_ = SuppliedFlow{std::move(beat), "the lecture", true, true, true};
+}
+
+void MainWindow::refuseFlow(const QString& message, bool fatal) {
+    const QString fallback =
+        message + (realTimeFlow() ? "\nA beat is baked for this heart instead." : "\nThe blood is simulated live.");
+    statusBar()->showMessage(QString(fallback).replace('\n', ' '));
+    Q_EMIT flowRefused(message);
+    if (fatal) Q_EMIT loadFailed(message); // --flow-file: a headless run fails
+    if (options_.headless) return;
+    // Not modal: the lecture opens on meanwhile.
+    auto* box = new QMessageBox(QMessageBox::Warning, "Real-time flow", fallback, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+}
+
+void MainWindow::checkSuppliedFlow() {
+    if (flowFile_) {
+        const std::filesystem::path file = *std::exchange(flowFile_, std::nullopt);
+        try {
+            supplied_ = SuppliedFlow{std::make_shared<const heart::BakedBeat>(heart::BakedBeat::load(file)),
+                                     QString::fromStdString(file.filename().string()), false, false, false};
+        } catch (const std::exception& e) {
+            const QSignalBlocker block(realTime_);
+            realTime_->setChecked(false);
+            return refuseFlow(QString::fromStdString(e.what()), true);
+        }
+    }
+    if (!supplied_ || supplied_->awaitingHeart) return;
+    const std::string bakedIn = heart::bakedHeartOf(*supplied_->beat);
+    if (bakedIn != heartIdentity_) {
+        const SuppliedFlow refused = *std::exchange(supplied_, std::nullopt);
+        if (!refused.fromLecture) {
+            const QSignalBlocker block(realTime_);
+            realTime_->setChecked(false);
+        }
+        return refuseFlow(QString("%1 was baked in another heart (%2) than the one shown (%3, %4)")
+                              .arg(refused.fromLecture ? "The lecture's baked flow" : refused.origin,
+                                   bakedIn.empty() ? QString("unnamed") : QString::fromStdString(bakedIn),
+                                   sourceLabel(source_), QString::fromStdString(heartIdentity_)),
+                          !refused.fromLecture);
+    }
+    if (std::exchange(supplied_->fresh, false)) {
+        const QSignalBlocker block(realTime_);
+        realTime_->setChecked(true);
+    }
+}
+
 void MainWindow::startBlood() {
     if (!heart_) return;
+    checkSuppliedFlow();
     const RunnerSettings rs = choices_.runnerSettings(poolMl_);
     saveBeat_->setEnabled(false); // until a beat plays
     if (!realTimeFlow()) {
@@ -44,20 +94,9 @@ void MainWindow::startBlood() {
         view_->setBloodSource(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
         return;
     }
-    if (flowFile_) {
-        try {
-            auto beat = std::make_shared<const heart::BakedBeat>(heart::BakedBeat::load(*flowFile_));
-            const std::string heartLine = flowKey().substr(0, flowKey().find("\ncycleSeconds"));
-            if (beat->key.rfind(heartLine, 0) != 0)
-                throw std::runtime_error(flowFile_->string() + ": baked from another heart than the one shown");
-            return playBakedBeat(std::move(beat));
-        } catch (const std::exception& e) {
-            flowFile_.reset();
-            const QString message = QString::fromStdString(e.what());
-            Q_EMIT loadFailed(message);
-            if (!options_.headless) QMessageBox::warning(this, "Real-time flow", message);
-            return realTime_->setChecked(false);
-        }
+    if (supplied_ && !supplied_->awaitingHeart) {
+        if (baker_->busy()) baker_->cancel();
+        return playBakedBeat(supplied_->beat, supplied_->origin);
     }
     // The heart beats in real time while its blood is baked (or read from the cache).
     view_->setBloodSource(std::make_shared<BakedFlowPlayer>(nullptr, heart_, rs.cycleSeconds, playPause_->isChecked()));
@@ -77,10 +116,14 @@ void MainWindow::startBlood() {
     baker_->start(std::move(request), sourceLabel(source_));
 }
 
-void MainWindow::playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat) {
-    view_->setBloodSource(std::make_shared<BakedFlowPlayer>(std::move(beat), heart_, 0.8, playPause_->isChecked()));
+void MainWindow::playBakedBeat(std::shared_ptr<const heart::BakedBeat> beat, const QString& origin) {
+    auto player = std::make_shared<BakedFlowPlayer>(std::move(beat), heart_, 0.8, playPause_->isChecked());
+    player->setOrigin(origin.toStdString());
+    view_->setBloodSource(std::move(player));
     saveBeat_->setEnabled(true);
-    statusBar()->showMessage("Real-time flow: a baked beat plays at the true heart rate (T: live simulation)", 6000);
+    statusBar()->showMessage("Real-time flow: the baked beat" + (origin.isEmpty() ? QString() : " of " + origin) +
+                                 " plays at the true heart rate (T: live simulation)",
+                             6000);
 }
 
 void MainWindow::openBakedBeat() {

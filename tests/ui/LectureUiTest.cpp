@@ -4,6 +4,9 @@
 // the author's password unlocks editing, with undo; a tampered copy is refused.
 
 #include "narrative/package/ContentPackage.h"
+#include "sim/heart/BakedBeat.h"
+#include "widgets/BakedFlowPlayer.h"
+#include "widgets/FlowBaker.h"
 #include "widgets/BrandingBar.h"
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
@@ -22,6 +25,7 @@
 #include <QComboBox>
 #include <QDragEnterEvent>
 #include <QDropEvent>
+#include <QLabel>
 #include <QElapsedTimer>
 #include <QMimeData>
 #include <QUrl>
@@ -68,10 +72,11 @@ std::unique_ptr<MainWindow> openLecture(const QString& lecture) {
     options.headless = true;
     auto w = std::make_unique<MainWindow>(options);
     bool loaded = false;
-    QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
+    const auto c = QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
     w->resize(1100, 720);
     w->show();
     EXPECT_TRUE(waitFor([&] { return loaded; }, 240)) << "the lecture's heart did not load";
+    QObject::disconnect(c); // `loaded` dies here; a later heart must not write to it
     return w;
 }
 
@@ -375,6 +380,92 @@ TEST(LectureUi, ExpiredContentIsRefusedAndADroppedLectureOpens) {
     QApplication::sendEvent(&w, &drop);
     ASSERT_TRUE(waitFor([&] { return w.lectureUi()->lecture() != nullptr; }, 60));
     EXPECT_EQ(w.lectureUi()->lecture()->title(), "The left heart");
+}
+
+namespace {
+
+/// A copy of the sample lecture at `file` carrying a small baked flow (docs/baked-flow.md)
+/// named as baked in `heart`, re-signed with its lock's password.
+void writeLectureWithFlow(const QString& file, const std::string& heart) {
+    std::vector<heart::BloodFrame> frames(6);
+    for (std::size_t k = 0; k < frames.size(); ++k) {
+        const float x = float(k);
+        frames[k].positionMm = {x, 0, -20, 5, x, -30, -5, 0, -40};
+        frames[k].velocity = {0.1f, 0, 0, 0, 0.1f, 0, 0, 0, -0.2f};
+        frames[k].densityError = {0.01f, 0, -0.01f};
+        frames[k].pressure = {10, 20, 30};
+    }
+    sph::Aabb box;
+    box.lo = {-60, -60, -90};
+    box.hi = {60, 60, 30};
+    const std::string flow = file.toStdString() + ".atriumflow";
+    heart::BakedBeat(heart::flowCacheKey(heart, 0.8, {}, {}), 0.8, 2.0, box, frames).save(flow);
+    auto p = package::ContentPackage::open(kLecture.toStdString());
+    ASSERT_TRUE(p.unlock("atrium-demo"));
+    ASSERT_TRUE(p.addFile("flow/beat.atriumflow", flow));
+    ASSERT_TRUE(p.setFlow("flow/beat.atriumflow"));
+    p.save(file.toStdString());
+}
+
+const widgets::BakedFlowPlayer* bakedPlayer(const MainWindow& w) {
+    return dynamic_cast<const widgets::BakedFlowPlayer*>(w.sceneView()->bloodSource());
+}
+
+} // namespace
+
+TEST(LectureUi, ALecturesBakedFlowPlaysWhenItOpensOneClickFromLive) {
+    QTemporaryDir dir;
+    const QString lecture = dir.filePath("with-flow.atrium");
+    const std::string adult =
+        heart::heartIdentity(heart::HeartSource::fromPreset("adult"), heart::PipelineSettings::forBlood());
+    writeLectureWithFlow(lecture, adult);
+    auto w = openLecture(lecture);
+    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
+
+    // The lecture's beat plays at once, in real time: no bake, the same blood on every screen.
+    ASSERT_TRUE(waitFor([&] { return bakedPlayer(*w) && bakedPlayer(*w)->beat(); }, 30)) << "no baked beat plays";
+    const heart::BakedBeat* beat = w->lectureUi()->lecture()->flow().get();
+    ASSERT_NE(beat, nullptr);
+    EXPECT_EQ(bakedPlayer(*w)->beat(), beat) << "the lecture's own beat";
+    EXPECT_EQ(heart::bakedHeartOf(*beat), adult);
+    EXPECT_TRUE(w->realTimeFlow());
+    EXPECT_FALSE(w->flowBaker()->busy());
+    auto* hud = w->sceneView()->findChild<QLabel*>("hud");
+    ASSERT_NE(hud, nullptr);
+    EXPECT_TRUE(waitFor([&] { return hud->text().contains("baked beat of the lecture, real time"); }, 10))
+        << hud->text().toStdString();
+    const auto snapshot = bakedPlayer(*w)->latest();
+    ASSERT_NE(snapshot, nullptr);
+    EXPECT_EQ(snapshot->particles(), 3u);
+
+    // One click back to the live simulation, and one more to the lecture's beat again.
+    QAction* realTime = w->findChild<QAction*>("realTimeFlowAction");
+    ASSERT_NE(realTime, nullptr);
+    realTime->trigger();
+    EXPECT_FALSE(w->realTimeFlow());
+    EXPECT_EQ(bakedPlayer(*w), nullptr) << "the blood is simulated live";
+    EXPECT_NE(w->sceneView()->bloodSource(), nullptr);
+    realTime->trigger();
+    ASSERT_NE(bakedPlayer(*w), nullptr);
+    EXPECT_EQ(bakedPlayer(*w)->beat(), beat) << "the lecture's beat, not a bake";
+    EXPECT_FALSE(w->flowBaker()->busy());
+    realTime->trigger(); // live again, so that nothing bakes below
+
+    // A lecture whose flow was baked in another heart: refused, saying so; the blood stays live.
+    const QString other = dir.filePath("other-heart.atrium");
+    writeLectureWithFlow(other, heart::heartIdentity(heart::HeartSource::fromPreset("athlete"),
+                                                     heart::PipelineSettings::forBlood()));
+    QString refused;
+    QObject::connect(w.get(), &MainWindow::flowRefused, [&refused](const QString& m) { refused = m; });
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
+    QString error;
+    ASSERT_TRUE(w->lectureUi()->openNow(other, &error)) << error.toStdString();
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 240));
+    EXPECT_TRUE(refused.contains("The lecture's baked flow was baked in another heart")) << refused.toStdString();
+    EXPECT_FALSE(w->realTimeFlow());
+    EXPECT_EQ(bakedPlayer(*w), nullptr);
+    EXPECT_EQ(w->suppliedFlow(), nullptr);
 }
 
 int main(int argc, char** argv) {
