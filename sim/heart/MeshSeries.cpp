@@ -10,7 +10,10 @@
 #include <vtkDataSet.h>
 #include <vtkExecutive.h>
 #include <vtkGenericDataObjectReader.h>
+#include <vtkCellType.h>
 #include <vtkGeometryFilter.h>
+#include <vtkIdList.h>
+#include <vtkPoints.h>
 #include <vtkNew.h>
 #include <vtkOBJReader.h>
 #include <vtkOBJWriter.h>
@@ -87,9 +90,34 @@ std::string formatName(MeshFormat format) {
     return "mesh";
 }
 
-/// The surface of any dataset as polygonal data (vtkGeometryFilter), errors captured.
+/// The surface of any dataset as polygonal data, errors captured. An unstructured grid
+/// of surface cells (triangles, quads, polygons: a surface mesh stored as a grid) keeps
+/// its points and cells in their order; anything else goes through vtkGeometryFilter,
+/// which VTK 9 runs on threads (vtkSMPTools) and whose output order varies from run to
+/// run: the same file read twice gave its points in another order, and the blood in a
+/// heart built from it beat differently.
 vtkSmartPointer<vtkPolyData> surfaceOf(vtkDataSet* data, VtkMessageLog& log) {
     if (auto* poly = vtkPolyData::SafeDownCast(data)) return poly;
+    if (auto* grid = vtkUnstructuredGrid::SafeDownCast(data); grid && grid->GetNumberOfCells() > 0) {
+        bool surface = true;
+        for (vtkIdType c = 0; c < grid->GetNumberOfCells() && surface; ++c) {
+            const int type = grid->GetCellType(c);
+            surface = type == VTK_TRIANGLE || type == VTK_QUAD || type == VTK_POLYGON;
+        }
+        if (surface) {
+            auto poly = vtkSmartPointer<vtkPolyData>::New();
+            poly->SetPoints(grid->GetPoints());
+            vtkNew<vtkCellArray> polys;
+            polys->AllocateEstimate(grid->GetNumberOfCells(), 3);
+            vtkNew<vtkIdList> ids;
+            for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c) {
+                grid->GetCellPoints(c, ids);
+                polys->InsertNextCell(ids);
+            }
+            poly->SetPolys(polys);
+            return poly;
+        }
+    }
     vtkNew<vtkGeometryFilter> geometry;
     log.watch(geometry);
     geometry->SetInputData(data);

@@ -10,6 +10,10 @@
 #include "sim/heart/test/HeartTestSupport.h"
 
 #include <gtest/gtest.h>
+#include <vtkIdList.h>
+#include <vtkNew.h>
+#include <vtkUnstructuredGrid.h>
+#include <vtkUnstructuredGridReader.h>
 
 #include <algorithm>
 #include <array>
@@ -767,6 +771,28 @@ TEST(RealMeshes, LeftVentricleAndLegacyBiventricularMeshImport) {
     const TriangleMesh stored = heart::readMeshFile(lv);
     EXPECT_EQ(stored.vertices.size(), 4396u);
     EXPECT_EQ(stored.triangles.size(), 8794u);
+    // In the file's order: VTK's threaded surface filter gave its points in an order
+    // that changed from run to run, and a heart built from it beat differently each run.
+    {
+        vtkNew<vtkUnstructuredGridReader> reader;
+        reader->SetFileName(lv.c_str());
+        reader->Update();
+        vtkUnstructuredGrid* grid = reader->GetOutput();
+        ASSERT_EQ(std::size_t(grid->GetNumberOfPoints()), stored.vertices.size());
+        for (vtkIdType i = 0; i < grid->GetNumberOfPoints(); ++i) {
+            double p[3];
+            grid->GetPoint(i, p);
+            const Vec3 file{float(p[0]), float(p[1]), float(p[2])};
+            ASSERT_EQ(std::memcmp(&stored.vertices[std::size_t(i)], &file, sizeof file), 0) << "point " << i;
+        }
+        vtkNew<vtkIdList> ids;
+        for (vtkIdType c = 0; c < grid->GetNumberOfCells(); ++c) {
+            grid->GetCellPoints(c, ids);
+            const auto& t = stored.triangles[std::size_t(c)];
+            ASSERT_EQ(ids->GetNumberOfIds(), 3);
+            ASSERT_TRUE(t[0] == ids->GetId(0) && t[1] == ids->GetId(1) && t[2] == ids->GetId(2)) << "triangle " << c;
+        }
+    }
     EXPECT_TRUE(heart::boundaryEdges(stored).empty()) << "closed as stored";
     EXPECT_EQ(heart::nonManifoldEdgeCount(stored), 15u);
     heart::MeshReadReport report;

@@ -99,19 +99,15 @@ PumpRun pump(const MovingHeartMesh& heart, const HeartAnatomy& anatomy, double c
     return pumpChambers(heart, anatomy, cycleSeconds, spacingMm, beats).front();
 }
 
-/// Over the beats: the outflow ejects the mesh's stroke volume a beat within 5 % on
-/// average (each beat within 8 %: a beat's count has the noise of the few thousand
-/// particles that cross), every end-diastole is within 1 % of rest density, and under
-/// 0.1 % of the blood leaks a beat.
+/// Every beat (issue 10's tolerances): the outflow ejects the mesh's stroke volume
+/// within 5 %, the chamber ends diastole within 1 % of rest density, and under 0.1 % of
+/// the blood leaks.
 void expectPumps(const PumpRun& r, std::size_t beats = 3) {
     ASSERT_EQ(r.ejectedMl.size(), beats);
-    double mean = 0.0;
     for (std::size_t b = 0; b < r.ejectedMl.size(); ++b) {
-        mean += r.ejectedMl[b] / double(beats);
-        EXPECT_NEAR(r.ejectedMl[b], r.strokeVolumeMl, 0.08 * r.strokeVolumeMl) << "beat " << b + 1;
+        EXPECT_NEAR(r.ejectedMl[b], r.strokeVolumeMl, 0.05 * r.strokeVolumeMl) << "ml through the outflow, beat " << b + 1;
         EXPECT_NEAR(r.endDiastoles[b].meanDensity, 1.0, 0.01) << "beat " << b + 1 << " ends diastole full";
     }
-    EXPECT_NEAR(mean, r.strokeVolumeMl, 0.05 * r.strokeVolumeMl) << "ml a beat through the outflow";
     EXPECT_LT(r.leakedPerBeat, 1e-3);
 }
 
@@ -276,7 +272,7 @@ TEST(OpenSeriesPump, TwoVentriclesSideBySideBothPump) {
         pumpChambers(heart, report.anatomy, HeartPhantom(cutOutParameters()).cycleSeconds(), 3.0, 2);
     for (const PumpRun& r : runs) {
         SCOPED_TRACE(&r == &runs[0] ? "lv" : "rv");
-        EXPECT_NEAR(r.ejectedMl[1], r.strokeVolumeMl, 0.08 * r.strokeVolumeMl) << "the second beat ejects the stroke volume";
+        EXPECT_NEAR(r.ejectedMl[1], r.strokeVolumeMl, 0.05 * r.strokeVolumeMl) << "the second beat ejects the stroke volume";
         EXPECT_NEAR(r.endDiastoles[1].meanDensity, 1.0, 0.01);
         EXPECT_LT(r.leakedPerBeat, 1e-3);
     }
