@@ -8,6 +8,8 @@ SessionFollower::SessionFollower(FollowerOptions options) : options_(std::move(o
 
 void SessionFollower::connected(double now) {
     joined_ = false;
+    open_ = true;
+    lastHeard_ = now;
     snapshotSeen_ = false;
     awaitingSnapshot_ = true;
     farewell_.reset();
@@ -21,6 +23,7 @@ void SessionFollower::connected(double now) {
 
 void SessionFollower::disconnected() {
     joined_ = false;
+    open_ = false;
     if (role_ == Role::Lecturer) role_ = Role::Student; // authenticate again on the next connection
 }
 
@@ -42,6 +45,7 @@ void SessionFollower::drop(const std::string& reason) {
 
 void SessionFollower::received(std::string_view text, double now) {
     ++counters_.received;
+    lastHeard_ = now;
     ParseResult parsed = parseMessage(text, kServerMessageLimits);
     if (!parsed) return drop(parsed.error);
     handle(std::move(*parsed.message), now);

@@ -31,6 +31,10 @@ struct FollowerOptions {
     std::optional<std::string> secret; ///< the lecturer secret, to drive from this client
     PoseBuffer::Options buffer;
     double pingInterval = 1.0;         ///< seconds between pings once the clock is aligned
+    /// Seconds without a word from the server (it answers every ping) after which the link
+    /// counts as dead: a network that drops without closing the socket, or a lecturer's
+    /// machine that vanished, is noticed this long after, not after TCP's minutes.
+    double silenceLimit = 8.0;
     /// Receives one line per dropped message or notable event.
     std::function<void(const std::string&)> log;
 };
@@ -47,6 +51,9 @@ public:
     void disconnected();
     /// Queues pings as they fall due (quickly at first, to align the clock).
     void tick(double now);
+    /// The socket is open but the server has said nothing for silenceLimit seconds (not
+    /// even a pong): the transport should close it and reconnect.
+    bool silent(double now) const { return open_ && now - lastHeard_ > options_.silenceLimit; }
     /// What to send, in order; empties the queue.
     std::vector<std::string> takeOutgoing();
 
@@ -101,6 +108,8 @@ private:
     SessionState state_;
     std::uint64_t seq_ = 0;
     bool joined_ = false, snapshotSeen_ = false, awaitingSnapshot_ = false;
+    bool open_ = false;     ///< between connected() and disconnected()
+    double lastHeard_ = 0;  ///< when the socket opened or the last message arrived
     int member_ = 0;
     Role role_ = Role::Student;
     std::string session_;

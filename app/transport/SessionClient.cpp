@@ -35,6 +35,7 @@ struct SessionClient::Impl {
         LinkState link = LinkState::Connecting;
         int attempt = 0;
         bool wantWrite = false, drop = false, wasJoined = false;
+        std::optional<std::string> closing; ///< why we close this socket ourselves
         std::uint64_t bytes = 0;
         explicit Connection(FollowerOptions o) : follower(std::move(o)) {}
     };
@@ -142,11 +143,17 @@ void SessionClient::Impl::onTick(lws_sorted_usec_list_t* sul) {
     {
         std::lock_guard lock(self->mutex);
         const double now = self->clock.now();
-        for (auto& c : self->connections)
-            if (c->wsi && c->link == LinkState::Joined) {
+        for (auto& c : self->connections) {
+            if (!c->wsi || c->closing) continue;
+            if (c->follower.silent(now)) { // the network dropped without closing the socket
+                c->closing = "no word from the server for " + std::to_string(int(self->options.silenceLimit)) + " s";
+                if (self->options.log) self->options.log(*c->closing + ": reconnecting");
+                lws_set_timeout(c->wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+            } else if (c->link == LinkState::Joined) {
                 c->follower.tick(now);
                 self->flush(*c);
             }
+        }
     }
     if (!self->loop.stopping()) lws_sul_schedule(self->loop.context(), 0, &self->tick.sul, &Impl::onTick, kTickUs);
 }
@@ -203,9 +210,11 @@ int SessionClient::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
     case LWS_CALLBACK_CLIENT_CLOSED: {
         if (!c) return 0;
         std::lock_guard lock(self->mutex);
-        const std::string why = reason == LWS_CALLBACK_CLIENT_CLOSED
-                                    ? (c->follower.farewell() ? *c->follower.farewell() : "connection closed")
-                                    : std::string("cannot connect: ") + (in ? static_cast<const char*>(in) : "error");
+        const std::string why = c->closing                        ? *c->closing
+                                : reason != LWS_CALLBACK_CLIENT_CLOSED ? std::string("cannot connect: ") + (in ? static_cast<const char*>(in) : "error")
+                                : c->follower.farewell()               ? *c->follower.farewell()
+                                                                       : "connection closed";
+        c->closing.reset();
         self->scheduleReconnect(*c, why);
         return 0;
     }
@@ -234,6 +243,7 @@ SessionClient::SessionClient(ClientOptions options) : impl_(std::make_unique<Imp
     const int n = std::max(1, impl_->options.connections);
     for (int i = 0; i < n; ++i) {
         FollowerOptions f{impl_->options.code, impl_->options.name, impl_->options.secret, impl_->options.buffer};
+        f.silenceLimit = impl_->options.silenceLimit;
         if (n > 1) f.name += ' ' + std::to_string(i + 1);
         f.log = impl_->options.log;
         auto c = std::make_unique<Impl::Connection>(std::move(f));

@@ -4,7 +4,8 @@
 // the state and the camera from its own thread (each call takes a short lock) and hears
 // of changes through events, queued and announced by the notify callback.
 //
-// When the connection drops or the lecturer's app restarts, the student keeps what it
+// When the connection drops, the network goes silent (nothing, not even a pong, for
+// ClientOptions::silenceLimit) or the lecturer's app restarts, the student keeps what it
 // shows and reconnects with backoff (0.25 s doubling to 5 s, with jitter), says hello
 // with its member id and resyncs from the fresh snapshot. Only a wrong join code stops
 // it for good. One client can hold several connections, each its own student (what
@@ -30,6 +31,9 @@ struct ClientOptions {
     /// wss:// to a classroom's self-signed certificate: accept it without a CA.
     bool allowSelfSigned = false;
     session::PoseBuffer::Options buffer;
+    /// Seconds of silence from the server (which answers a ping every second) after which
+    /// the connection is closed and tried again: a dropped network is noticed in this time.
+    double silenceLimit = 8.0;
     /// Log lines; called on the service thread.
     std::function<void(const std::string&)> log;
 };

@@ -1,5 +1,6 @@
 // The live session over real sockets on loopback: a lecturer and students, late join,
 // drops and restarts, who may drive, abuse, the package by hash, recording.
+#include "LoopbackRelay.h"
 #include "RawWebSocket.h"
 
 #include "app/transport/SessionClient.h"
@@ -155,6 +156,34 @@ TEST(Transport, StudentsResyncWhenTheLecturersAppRestarts) {
     ASSERT_TRUE(waitFor([&] { return s.synced() && s.state().view.colouring == narrative::BloodColouring::DensityError; },
                         10000ms));
     EXPECT_NE(server->sessionId(), firstSession);
+}
+
+TEST(Transport, AStudentNoticesANetworkThatDropsSilentlyAndResyncs) {
+    SessionServer server(ServerOptions{});
+    test::LoopbackRelay network(server.port());
+    ClientOptions o = student(server);
+    o.url = "ws://127.0.0.1:" + std::to_string(network.port());
+    o.silenceLimit = 2.0;
+    SessionClient s(o);
+    server.drive(msg::View{0, ViewSettings{narrative::BloodColouring::Speed}});
+    ASSERT_TRUE(waitFor([&] { return s.synced() && s.state().view.colouring == narrative::BloodColouring::Speed; }));
+    s.takeEvents();
+
+    network.cut(); // no socket closes: only silence tells
+    server.drive(msg::Resource{0, "said-while-cut-off"});
+    std::string why;
+    ASSERT_TRUE(waitFor([&] {
+        for (const ClientEvent& e : s.takeEvents())
+            if (e.kind == ClientEvent::Kind::Disconnected) why = e.reason;
+        return !why.empty();
+    }, 6000ms)) << "the student did not notice the silent network";
+    EXPECT_NE(why.find("no word from the server"), std::string::npos) << why;
+    EXPECT_EQ(s.state().view.colouring, narrative::BloodColouring::Speed); // the view is kept meanwhile
+    EXPECT_FALSE(s.state().resource);
+
+    network.mend();
+    ASSERT_TRUE(waitFor([&] { return s.synced() && s.state().resource == std::optional<std::string>("said-while-cut-off"); },
+                        10000ms));
 }
 
 TEST(Transport, AWrongCodeIsRefusedForGood) {
