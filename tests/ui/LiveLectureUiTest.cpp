@@ -14,6 +14,7 @@
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/SceneView.h"
+#include "widgets/BakedFlowPlayer.h"
 #include "widgets/BloodSource.h"
 
 #include <QAction>
@@ -100,6 +101,20 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
     ASSERT_TRUE(student.join({loopback, lecturer.host()->code(), "Ana", std::nullopt}, &error)) << error.toStdString();
     ASSERT_TRUE(waitFor([&] { return student.guest()->synced(); }, 20));
     ASSERT_TRUE(waitFor([&] { return lecturer.panel()->rosterRows() == 1; }, 10));
+
+    // The sample lecture carries a baked beat: both windows play it, not a bake of their
+    // own, and the student's is held to the lecturer's heart: knocked half a beat out of
+    // step, it comes back.
+    const auto baked = [](MainWindow& w) { return dynamic_cast<widgets::BakedFlowPlayer*>(w.sceneView()->bloodSource()); };
+    for (MainWindow* w : {lecturerWindow.get(), studentWindow.get()}) {
+        ASSERT_NE(baked(*w), nullptr) << "no baked beat plays";
+        EXPECT_EQ(baked(*w)->beat(), w->lectureUi()->lecture()->flow().get()) << "the lecture's own beat";
+    }
+    const auto apart = [&] {
+        return std::abs(std::remainder(baked(*lecturerWindow)->phase() - baked(*studentWindow)->phase(), 1.0));
+    };
+    baked(*studentWindow)->setPhase(baked(*lecturerWindow)->phase() + 0.5);
+    ASSERT_TRUE(waitFor([&] { return apart() < 0.08; }, 20)) << "the student's beat is " << apart() << " of a cycle off";
 
     // The lecturer shows the narrative's third node (which holds the heart at 0.7), then
     // holds it at 0.3 instead and hides the blood, so that the pictures depend only on
