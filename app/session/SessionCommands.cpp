@@ -21,6 +21,7 @@
 #include <map>
 #include <mutex>
 #include <set>
+#include <sstream>
 #include <stdexcept>
 #include <thread>
 
@@ -90,8 +91,11 @@ public:
         } catch (const std::exception&) {
             throw UsageError("--" + name + " needs a number, got \"" + *v + "\"");
         }
-        if (!(x >= min && x <= max))
-            throw UsageError("--" + name + " must be in [" + json(min).dump() + ", " + json(max).dump() + "]");
+        if (!(x >= min && x <= max)) {
+            std::ostringstream range; // 1, not 1.0
+            range << "[" << min << ", " << max << "]";
+            throw UsageError("--" + name + " must be in " + range.str() + ", got " + *v);
+        }
         return x;
     }
 
@@ -123,17 +127,18 @@ void runAt60Hz(double seconds, const std::function<bool(double)>& frame) {
     }
 }
 
-/// The package's narrative `index`, read through the package (its signature checked).
-std::pair<narrative::Narrative, std::string> packageNarrative(const fs::path& file, int index) {
+/// The package's narrative `number` (1 = the first, as `atrium --narrative K`), read
+/// through the package (its signature checked).
+std::pair<narrative::Narrative, std::string> packageNarrative(const fs::path& file, int number) {
     try {
         const package::ContentPackage p = package::ContentPackage::open(file);
         const std::string text = p.narrativesDocument();
         if (text.empty()) throw BadFile(file.string() + ": the package holds no narratives to play");
         const auto doc = narrative::parseNarrativeDocument(text, file.string() + ":" + package::ContentPackage::kNarrativesEntry);
-        if (index < 0 || std::size_t(index) >= doc.narratives.size())
-            throw UsageError("--narrative " + std::to_string(index) + ": the package has " +
-                             std::to_string(doc.narratives.size()) + " narrative(s)");
-        return {doc.narratives[std::size_t(index)], p.manifest().title};
+        if (number < 1 || std::size_t(number) > doc.narratives.size())
+            throw UsageError("--narrative " + std::to_string(number) + ": the package has " +
+                             std::to_string(doc.narratives.size()) + " narrative(s), numbered from 1");
+        return {doc.narratives[std::size_t(number - 1)], p.manifest().title};
     } catch (const package::PackageError& e) {
         throw BadFile(e.what());
     } catch (const narrative::NarrativeDocumentError& e) {
@@ -174,9 +179,9 @@ json contentJson(const std::optional<ContentId>& c) {
 int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     const Arguments a(args, 1, {"port", "narrative", "code", "seconds", "record", "tls-cert", "tls-key"}, {"loop", "self-signed"});
     const fs::path file = a.at(0);
-    const int index = int(a.number("narrative", 0, 0, 4095));
+    const int number = int(a.number("narrative", 1, 1, 4096));
     const double seconds = a.number("seconds", 0, 0, 1e7);
-    auto [tour, title] = packageNarrative(file, index);
+    auto [tour, title] = packageNarrative(file, number);
     std::string fingerprint;
     transport::SessionServer server(serverOptions(a, file, err, &fingerprint));
     if (auto record = a.value("record")) server.startRecording(*record);
@@ -185,13 +190,13 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     for (const auto& h : hosts) urls.push_back(server.url(h));
     out << json{{"url", server.url(hosts.front())}, {"urls", urls}, {"code", server.code()},
                 {"secret", server.lecturerSecret()}, {"port", server.port()}, {"session", server.sessionId()},
-                {"content", contentJson(server.content())}, {"title", title}, {"narrative", index},
+                {"content", contentJson(server.content())}, {"title", title}, {"narrative", number},
                 {"narrativeTitle", tour.title},
                 {"fingerprint", fingerprint.empty() ? json(nullptr) : json(fingerprint)}}
                .dump()
         << std::endl;
     catchSignals();
-    NarrativeLecturer lecturer(server, std::move(tour), index, a.has("loop"));
+    NarrativeLecturer lecturer(server, std::move(tour), number - 1, a.has("loop"));
     lecturer.start();
     runAt60Hz(seconds, [&](double dt) {
         lecturer.step(dt);
@@ -469,7 +474,7 @@ int loadtest(const std::vector<std::string>& args, std::ostream& out, std::ostre
 
 std::string sessionUsage() {
     return "usage:\n"
-           "  atrium-session serve FILE.atrium [--port P] [--narrative K] [--loop] [--code C] [--seconds S]\n"
+           "  atrium-session serve FILE.atrium [--port P] [--narrative K (1 = the first)] [--loop] [--code C] [--seconds S]\n"
            "                       [--record FILE] [--self-signed | --tls-cert PEM --tls-key PEM]\n"
            "  atrium-session follow URL --code C [--name N] [--secret S] [--seconds S] [--once] [--poses] [--self-signed]\n"
            "  atrium-session replay RECORDING [--at T] [--every DT]\n"

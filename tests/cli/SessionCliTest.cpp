@@ -61,7 +61,7 @@ TEST(SessionCli, ALecturerServesStudentsFollowAndTheRecordingReplays) {
     Result served;
     std::thread lecturer([&] {
         served = session({"serve", ATRIUM_SAMPLE_LECTURE, "--port", std::to_string(port), "--code", "CLI234", "--seconds",
-                          "3", "--record", recording.string()});
+                          "3", "--record", recording.string(), "--narrative", "1"});
     });
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     const Result student = session({"follow", url, "--code", "CLI234", "--once", "--seconds", "5"});
@@ -74,6 +74,7 @@ TEST(SessionCli, ALecturerServesStudentsFollowAndTheRecordingReplays) {
     EXPECT_EQ(info["port"], port);
     EXPECT_EQ(info["secret"].get<std::string>().size(), 20u);
     EXPECT_EQ(info["content"]["name"], "left-heart.atrium");
+    EXPECT_EQ(info["narrative"], 1); // numbered from 1, as atrium --narrative K
     EXPECT_EQ(info["narrativeTitle"], "Through the left heart");
 
     ASSERT_EQ(student.code, 0) << student.err;
@@ -117,6 +118,9 @@ TEST(SessionCli, ErrorsNameWhatIsWrong) {
     r = session({"serve", ATRIUM_SAMPLE_LECTURE, "--narrative", "9", "--seconds", "1"});
     EXPECT_EQ(r.code, 1);
     EXPECT_NE(r.err.find("--narrative 9"), std::string::npos) << r.err;
+    r = session({"serve", ATRIUM_SAMPLE_LECTURE, "--narrative", "0", "--seconds", "1"});
+    EXPECT_EQ(r.code, 1);
+    EXPECT_NE(r.err.find("--narrative must be in [1, 4096]"), std::string::npos) << r.err;
 
     r = session({"follow", "http//nowhere", "--code", "ABCDEF"});
     EXPECT_EQ(r.code, 1);
