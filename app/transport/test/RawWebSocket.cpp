@@ -79,6 +79,19 @@ bool RawWebSocket::send(const std::string& payload, int opcode) {
     return writeAll(fd_, frame);
 }
 
+void RawWebSocket::crashMidFrame(std::size_t announced) {
+    std::string frame{char(0x81), char(0x80 | 127)};
+    for (int i = 7; i >= 0; --i) frame += char((std::uint64_t(announced) >> (8 * i)) & 0xff);
+    frame += std::string(4, '\x5a');            // the mask
+    frame += std::string(100, '{');              // and a little of the payload
+    writeAll(fd_, frame);
+    const linger reset{1, 0};                    // close() sends RST
+    ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+    ::close(fd_);
+    fd_ = -1;
+    closed_ = true;
+}
+
 bool RawWebSocket::readExact(char* out, std::size_t n, std::chrono::steady_clock::time_point deadline) {
     std::size_t done = 0;
     while (done < n) {

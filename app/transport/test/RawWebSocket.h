@@ -24,6 +24,9 @@ public:
     /// Reads until a message containing `needle` arrives (or timeout / close).
     std::optional<std::string> receiveContaining(const std::string& needle,
                                                  std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
+    /// Dies as a crashing app does: announces a text frame of `announced` bytes, sends a
+    /// few of them, and resets the connection (no close frame, no FIN).
+    void crashMidFrame(std::size_t announced = 10000);
     /// True once the server closed the connection (reads until then, up to timeout).
     bool closedByServer(std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
 

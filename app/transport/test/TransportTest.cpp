@@ -257,6 +257,30 @@ TEST(Transport, OversizeFloodingAndGarbageAreRefusedAndNobodyElseNotices) {
     EXPECT_GE(server.counters().closedForAbuse, 2u);
 }
 
+TEST(Transport, AStudentsCrashAffectsNoOneElse) {
+    SessionServer server(ServerOptions{});
+    SessionClient others(student(server, 3));
+    ASSERT_TRUE(waitFor([&] { return allSynced(others); }));
+    {
+        RawWebSocket crashing(server.port());
+        ASSERT_TRUE(crashing.send(encode(msg::Hello{server.code(), "crashing", std::nullopt})));
+        ASSERT_TRUE(crashing.receiveContaining("\"snapshot\""));
+        ASSERT_TRUE(waitFor([&] { return server.roster().size() == 4; }));
+        crashing.crashMidFrame(); // half a message, then a reset connection
+    }
+    ASSERT_TRUE(waitFor([&] { return server.roster().size() == 3; })) << "the crashed student is still on the roster";
+    server.drive(msg::Resource{0, "after-the-crash"});
+    ASSERT_TRUE(waitFor([&] {
+        for (int i = 0; i < 3; ++i)
+            if (others.state(i).resource != std::optional<std::string>("after-the-crash")) return false;
+        return true;
+    }));
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(others.link(i), LinkState::Joined);
+        EXPECT_EQ(others.counters(i).resyncs, 0u);
+    }
+}
+
 TEST(Transport, ThePackageIsServedByItsHash) {
     const auto file = std::filesystem::temp_directory_path() / ("atrium-transport-" + std::to_string(::getpid()) + ".atrium");
     std::string bytes;
