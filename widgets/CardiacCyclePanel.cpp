@@ -147,7 +147,7 @@ void CardiacCyclePanel::paintEvent(QPaintEvent*) {
     p.drawText(QRectF(r.right() - 70, r.top(), 70, 14), Qt::AlignRight, cycle_.lvName);
     if (!cycle_.laMl.empty()) {
         p.setPen(QColor(240, 170, 80));
-        p.drawText(QRectF(r.right() - 70, r.top() + 13, 70, 14), Qt::AlignRight, "LA");
+        p.drawText(QRectF(r.right() - 70, r.top() + 13, 70, 14), Qt::AlignRight, cycle_.laName);
     }
     // The cursor.
     const double x = r.left() + phase_ * r.width();

@@ -16,8 +16,8 @@ namespace atrium::widgets {
 /// Chamber volumes sampled evenly over one cycle (phase k / samples), and the valves.
 struct CardiacCycle {
     std::vector<double> lvMl;        ///< the ventricle (or the whole blood pool, label says)
-    std::vector<double> laMl;        ///< the left atrium; empty when unknown
-    QString lvName = "LV";
+    std::vector<double> laMl;        ///< the left atrium (or a second chamber); empty when unknown
+    QString lvName = "LV", laName = "LA";
     /// Open intervals of the valves as [from, to) phase pairs (to < from wraps).
     std::vector<std::pair<double, double>> mitralOpen, aorticOpen;
 

@@ -1,13 +1,32 @@
 #include "widgets/HeartLoader.h"
 
+#include <cmath>
+#include <vector>
+
 namespace atrium::widgets {
 namespace {
 
+/// A chamber's volume per phase, sampled `samples` times over the cycle (periodic,
+/// linear between phases).
+std::vector<double> sampledOverCycle(const std::vector<double>& perPhase, int samples) {
+    std::vector<double> out;
+    const auto n = double(perPhase.size());
+    for (int k = 0; k < samples; ++k) {
+        const double x = double(k) / samples * n;
+        const auto i = std::size_t(x) % perPhase.size();
+        const double f = x - std::floor(x);
+        out.push_back((1.0 - f) * perPhase[i] + f * perPhase[(i + 1) % perPhase.size()]);
+    }
+    return out;
+}
+
 /// The chamber volumes over the cycle (100 samples): the phantom's own LV and LA
-/// volumes, or the blood pool the mesh encloses (hearts without valves); the valves
-/// from the LV volume as HeartSimulation times them; for a phantom, the chambers'
-/// places. (Measuring the LV inside the mesh, as ventricleVolumeMl does, costs about a
-/// second a sample: too slow for a load.)
+/// volumes; a mesh series' chambers (the LV first, a second chamber beside it), each with
+/// its openings closed flat - not the blood pool, which holds the tubes behind its valves;
+/// else the blood pool the mesh encloses (hearts without valves). The valves from the
+/// first volume as HeartSimulation times them; for a phantom, the chambers' places.
+/// (Measuring the LV inside the mesh, as ventricleVolumeMl does, costs about a second a
+/// sample: too slow for a load.)
 void describeCycle(LoadedHeart& h) {
     constexpr int kSamples = 100;
     const double cycle = h.report.cycleSeconds > 0 ? h.report.cycleSeconds : 0.8;
@@ -15,6 +34,20 @@ void describeCycle(LoadedHeart& h) {
     std::vector<sph::Vec3> velocity;
     std::optional<heart::HeartPhantom> phantom;
     if (h.source.kind == heart::HeartSource::Kind::Phantom) phantom.emplace(h.source.phantomParameters());
+    std::vector<const heart::Chamber*> chambers;
+    if (!phantom)
+        for (const heart::Chamber& c : h.anatomy.chambers)
+            if (!c.phaseVolumeMl.empty()) chambers.insert(c.isLeftVentricle() ? chambers.begin() : chambers.end(), &c);
+    if (!chambers.empty()) {
+        h.cycle.lvMl = sampledOverCycle(chambers[0]->phaseVolumeMl, kSamples);
+        h.cycle.lvName = QString::fromStdString(chambers[0]->name);
+        if (chambers.size() > 1) {
+            h.cycle.laMl = sampledOverCycle(chambers[1]->phaseVolumeMl, kSamples);
+            h.cycle.laName = QString::fromStdString(chambers[1]->name);
+        }
+        h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
+        return;
+    }
     for (int k = 0; k < kSamples; ++k) {
         const double phase = double(k) / kSamples;
         if (phantom) {

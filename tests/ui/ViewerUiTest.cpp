@@ -4,6 +4,9 @@
 // cached heart.
 
 #include "narrative/FirstPersonController.h"
+#include "sim/heart/HeartPhantom.h"
+#include "sim/heart/HeartPipeline.h"
+#include "sim/heart/MeshSeries.h"
 #include "narrative/UsimController.h"
 #include "widgets/BakedFlowPlayer.h"
 #include "widgets/FlowBaker.h"
@@ -525,6 +528,35 @@ TEST(Viewer, EveryNewHeartIsFramedWhereverItLies) {
     w->loadHeart(heart::HeartSource::fromPreset("adult"));
     ASSERT_TRUE(waitFor([&] { return loaded; }, 120));
     EXPECT_LT(distance(v->heartCenter(), adultCenter), 1e-6);
+}
+
+TEST(Viewer, AnOpenVentricleSeriesShowsItsChamberAndAShellAroundIt) {
+    // The phantom's ventricle cut out at its valves (a fitted series' shape), with the
+    // whole phantom's surface as an outer shell: the cycle panel plots the chamber (its
+    // openings closed flat), not the blood pool with the tubes behind its valves.
+    heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
+    p.voxelSizeMm = 1.5;
+    QTemporaryDir dir;
+    const std::filesystem::path root = dir.path().toStdString();
+    heart::writeMeshSeries(heart::phantomSurfaces(p, true), root / "lv_%02d.vtk");
+    heart::writeMeshSeries(heart::phantomSurfaces(p, false), root / "heart_%02d.vtk");
+    auto w = openViewer(1500);
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&] { loaded = true; });
+    w->loadHeart(heart::HeartSource::fromMeshes((root / "lv_%02d.vtk").string(), heart::HeartPhantom(p).cycleSeconds()),
+                 (root / "heart_%02d.vtk").string());
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 180));
+    const widgets::CardiacCycle& cycle = w->cyclePanel()->cycle();
+    EXPECT_EQ(cycle.lvName, "lv");
+    ASSERT_EQ(cycle.lvMl.size(), 100u);
+    const double edv = *std::max_element(cycle.lvMl.begin(), cycle.lvMl.end()),
+                 esv = *std::min_element(cycle.lvMl.begin(), cycle.lvMl.end());
+    EXPECT_NEAR(edv, heart::HeartPhantom(p).lvVolumeMl(0.0), 0.06 * edv);
+    EXPECT_NEAR((edv - esv) / edv, p.ejectionFraction, 0.05);
+    EXPECT_FALSE(cycle.mitralOpen.empty());
+    EXPECT_FALSE(cycle.aorticOpen.empty());
+    EXPECT_TRUE(waitFor([&] { return w->sceneView()->shellTriangles() > 1000; }, 60)) << "the shell is drawn";
 }
 
 TEST(Viewer, ControlBarFitsAnyWidthWithTheRestInItsOverflowMenu) {
