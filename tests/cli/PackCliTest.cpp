@@ -361,3 +361,38 @@ TEST_F(PackCli, CreateTakesAFlowFromTheManifestAndVerifyChecksIt) {
     EXPECT_NE(r.err.find("/flow: flow/beat.atriumflow: baked in another heart"), std::string::npos) << r.err;
     EXPECT_FALSE(fs::exists(path("other.atrium")));
 }
+
+TEST_F(PackCli, AMeshSeriesHeartIsPackedWithAFlowBakedInItWhereTheAuthorKeepsIt) {
+    // Two phases under the author's own names; the flow names the heart by their bytes,
+    // which atrium-pack finds again in the package's entries.
+    fs::create_directories(path("src/series"));
+    std::ofstream(path("src/series/lv_00.obj")) << "v 0 0 0\nv 10 0 0\nv 0 10 0\nv 0 0 10\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    std::ofstream(path("src/series/lv_01.obj")) << "v 0 0 0\nv 9 0 0\nv 0 9 0\nv 0 0 9\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n";
+    const std::string lv = atrium::heart::heartIdentity(
+        atrium::heart::HeartSource::fromMeshes(path("src/series/lv_%02d.obj")), atrium::heart::PipelineSettings::forBlood());
+    fs::create_directories(path("src/flow"));
+    writeFlow(path("src/flow/lv.atriumflow"), lv);
+    std::ofstream(path("src/manifest.json")) << R"({
+      "format": "atrium-content", "version": 1, "title": "A ventricle", "author": "Dr Test",
+      "heart": {"source": "meshes", "entries": ["series/lv_00.obj", "series/lv_01.obj"], "cycleSeconds": 0.8},
+      "files": [{"entry": "series/lv_00.obj", "type": "model/obj"}, {"entry": "series/lv_01.obj", "type": "model/obj"},
+                {"entry": "flow/lv.atriumflow", "type": "application/octet-stream"}],
+      "flow": "flow/lv.atriumflow"
+    })";
+    Result r = pack({"create", file(), "--manifest", path("src/manifest.json"), "--key", key()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    json j = inspect();
+    EXPECT_EQ(j["heart"]["source"], "meshes");
+    EXPECT_EQ(j["heart"]["phases"], 2);
+    r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("baked in " + lv + ", the package's heart"), std::string::npos) << r.out;
+
+    // The phases in the other order are another heart: its flow is refused.
+    std::string manifest = readAll(path("src/manifest.json"));
+    manifest.replace(manifest.find(R"("series/lv_00.obj", "series/lv_01.obj")"), 38, R"("series/lv_01.obj", "series/lv_00.obj")");
+    std::ofstream(path("src/manifest.json")) << manifest;
+    r = pack({"create", path("swapped.atrium"), "--manifest", path("src/manifest.json")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("baked in another heart (" + lv + ")"), std::string::npos) << r.err;
+}

@@ -4,6 +4,7 @@
 // the author's password unlocks editing, with undo; a tampered copy is refused.
 
 #include "narrative/package/ContentPackage.h"
+#include "tests/ui/UiTestSupport.h"
 #include "sim/heart/BakedBeat.h"
 #include "widgets/BakedFlowPlayer.h"
 #include "widgets/FlowBaker.h"
@@ -384,9 +385,8 @@ TEST(LectureUi, ExpiredContentIsRefusedAndADroppedLectureOpens) {
 
 namespace {
 
-/// A copy of the sample lecture at `file` carrying a small baked flow (docs/baked-flow.md)
-/// named as baked in `heart`, re-signed with its lock's password.
-void writeLectureWithFlow(const QString& file, const std::string& heart) {
+/// A small baked beat (docs/baked-flow.md) named as baked in `heart`: three particles, 6 frames.
+void writeFlow(const std::string& file, const std::string& heart) {
     std::vector<heart::BloodFrame> frames(6);
     for (std::size_t k = 0; k < frames.size(); ++k) {
         const float x = float(k);
@@ -398,8 +398,14 @@ void writeLectureWithFlow(const QString& file, const std::string& heart) {
     sph::Aabb box;
     box.lo = {-60, -60, -90};
     box.hi = {60, 60, 30};
+    heart::BakedBeat(heart::flowCacheKey(heart, 0.8, {}, {}), 0.8, 2.0, box, frames).save(file);
+}
+
+/// A copy of the sample lecture at `file` whose flow is a small beat named as baked in
+/// `heart`, re-signed with its lock's password.
+void writeLectureWithFlow(const QString& file, const std::string& heart) {
     const std::string flow = file.toStdString() + ".atriumflow";
-    heart::BakedBeat(heart::flowCacheKey(heart, 0.8, {}, {}), 0.8, 2.0, box, frames).save(flow);
+    writeFlow(flow, heart);
     auto p = package::ContentPackage::open(kLecture.toStdString());
     ASSERT_TRUE(p.unlock("atrium-demo"));
     ASSERT_TRUE(p.addFile("flow/beat.atriumflow", flow));
@@ -466,6 +472,50 @@ TEST(LectureUi, ALecturesBakedFlowPlaysWhenItOpensOneClickFromLive) {
     EXPECT_FALSE(w->realTimeFlow());
     EXPECT_EQ(bakedPlayer(*w), nullptr);
     EXPECT_EQ(w->suppliedFlow(), nullptr);
+}
+
+TEST(LectureUi, AMeshSeriesHeartTravelsInsideAPackageWithItsFlow) {
+    // A pulsing ball as a two-phase mesh series where its author keeps it, and a beat
+    // named as baked in it there. The viewer extracts the series elsewhere, under other
+    // names: the same heart all the same, so the beat plays.
+    QTemporaryDir dir;
+    const QString series = dir.filePath("series");
+    ASSERT_TRUE(QDir().mkpath(series));
+    const narrative::Vec3 c{40, -10, 25};
+    atrium::test::writeSphereObj((series + "/ball_00.obj").toStdString(), c, 30);
+    atrium::test::writeSphereObj((series + "/ball_01.obj").toStdString(), c, 26);
+    const std::string ball =
+        heart::heartIdentity(heart::HeartSource::fromMeshes(series.toStdString()), heart::PipelineSettings::forBlood());
+    writeFlow(dir.filePath("ball.atriumflow").toStdString(), ball);
+    const QString file = dir.filePath("ball.atrium");
+    {
+        package::Manifest m;
+        m.title = "A pulsing ball";
+        package::ContentPackage p(m);
+        ASSERT_TRUE(p.addFile("heart/ball_00.obj", (series + "/ball_00.obj").toStdString()));
+        ASSERT_TRUE(p.addFile("heart/ball_01.obj", (series + "/ball_01.obj").toStdString()));
+        package::HeartSpec h;
+        h.source = package::HeartSpec::Source::Meshes;
+        h.entries = {"heart/ball_00.obj", "heart/ball_01.obj"};
+        h.cycleSeconds = 0.8;
+        ASSERT_TRUE(p.setHeart(h));
+        ASSERT_TRUE(p.addFile("flow/ball.atriumflow", dir.filePath("ball.atriumflow").toStdString()));
+        ASSERT_TRUE(p.setFlow("flow/ball.atriumflow"));
+        p.save(file.toStdString());
+    }
+    QDir(series).removeRecursively(); // only the package holds the heart now
+
+    auto w = openLecture(file);
+    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
+    EXPECT_EQ(w->windowTitle(), "Atrium - A pulsing ball");
+    widgets::SceneView* v = w->sceneView();
+    const narrative::Vec3 centre = v->heartCenter();
+    EXPECT_LT(narrative::length(centre - c), 1.0) << "the heart shown is the packed ball";
+    EXPECT_NEAR(v->heartRadius(), 30 * std::sqrt(3.0), 2.0);
+    ASSERT_TRUE(waitFor([&] { return v->shownSnapshot() && !v->shownSnapshot()->wallVertexMm.empty(); }, 60));
+    ASSERT_TRUE(waitFor([&] { return bakedPlayer(*w) && bakedPlayer(*w)->beat(); }, 30)) << "the ball's beat does not play";
+    EXPECT_EQ(bakedPlayer(*w)->beat(), w->lectureUi()->lecture()->flow().get());
+    EXPECT_FALSE(w->flowBaker()->busy());
 }
 
 int main(int argc, char** argv) {

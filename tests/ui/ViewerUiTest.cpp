@@ -48,6 +48,7 @@
 
 using namespace atrium;
 using atrium::test::waitFor;
+using atrium::test::writeSphereObj;
 using widgets::MainWindow;
 using widgets::SceneView;
 
@@ -371,30 +372,6 @@ struct FreshHeartCache {
     FreshHeartCache() { qputenv("XDG_CACHE_HOME", dir.path().toUtf8()); }
     ~FreshHeartCache() { qputenv("XDG_CACHE_HOME", previous); }
 };
-
-/// A sphere of `radius` mm centred on `c`, as a Wavefront OBJ file.
-void writeSphereObj(const std::string& path, narrative::Vec3 c, double radius) {
-    std::ofstream out(path);
-    const int rings = 14, segments = 28;
-    out << "v " << c.x << ' ' << c.y << ' ' << c.z + radius << '\n';
-    for (int i = 1; i < rings; ++i)
-        for (int j = 0; j < segments; ++j) {
-            const double t = std::numbers::pi * i / rings, p = 2 * std::numbers::pi * j / segments;
-            out << "v " << c.x + radius * std::sin(t) * std::cos(p) << ' ' << c.y + radius * std::sin(t) * std::sin(p)
-                << ' ' << c.z + radius * std::cos(t) << '\n';
-        }
-    out << "v " << c.x << ' ' << c.y << ' ' << c.z - radius << '\n';
-    const auto ring = [&](int i, int j) { return 2 + (i - 1) * segments + (j % segments); };
-    const int bottom = 2 + (rings - 1) * segments;
-    for (int j = 0; j < segments; ++j) {
-        out << "f 1 " << ring(1, j) << ' ' << ring(1, j + 1) << '\n';
-        for (int i = 1; i + 1 < rings; ++i) {
-            out << "f " << ring(i, j) << ' ' << ring(i + 1, j) << ' ' << ring(i + 1, j + 1) << '\n';
-            out << "f " << ring(i, j) << ' ' << ring(i + 1, j + 1) << ' ' << ring(i, j + 1) << '\n';
-        }
-        out << "f " << bottom << ' ' << ring(rings - 1, j + 1) << ' ' << ring(rings - 1, j) << '\n';
-    }
-}
 
 TEST(Viewer, LoadingPaintsAProgressDialogWhileTheViewKeepsDrawing) {
     auto w = openViewer();
