@@ -13,6 +13,7 @@
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
+#include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
 #include "widgets/BakedFlowPlayer.h"
 #include "widgets/BloodSource.h"
@@ -192,6 +193,14 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
     }, 10));
     ASSERT_TRUE(lecturer.handFloor(std::nullopt));
     ASSERT_TRUE(waitFor([&] { return !student.guest()->maySteer(); }, 10));
+
+    // A resource the lecturer opens opens for everyone, and closes with the lecturer's.
+    auto* studentViewer = studentWindow->lectureUi()->resourceViewer();
+    lecturerWindow->lectureUi()->openResource("mitral-valve");
+    ASSERT_TRUE(waitFor([&] { return studentViewer->isVisible() && studentViewer->shownId() == "mitral-valve"; }, 10))
+        << "the student's screen did not open the lecturer's resource";
+    lecturerWindow->lectureUi()->resourceViewer()->closePanel();
+    ASSERT_TRUE(waitFor([&] { return !studentViewer->isVisible(); }, 10));
 }
 
 TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHashOverTls) {
