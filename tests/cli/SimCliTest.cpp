@@ -226,6 +226,8 @@ TEST(SimCli, HeartMakesTheOpeningsOfAMeshSeriesValves) {
     ASSERT_EQ(lv["valves"].size(), 1u);
     EXPECT_EQ(lv["valves"][0]["role"], "two-way");
     EXPECT_EQ(lv["volume_ml"].size(), 4u);
+    EXPECT_EQ(lv["leaked"].get<double>(), j["leaked"].get<double>()) << "a lone chamber's leaks are the heart's";
+    EXPECT_TRUE(lv["leaked_ml_per_beat"].is_number());
     EXPECT_GT(lv["ejection_fraction"].get<double>(), 0.2);
     EXPECT_TRUE(j.contains("lv_volume_ml")) << "a chamber named lv is the LV";
     EXPECT_EQ(j["holes_capped"].get<int>(), 0) << "the opening became a valve, not a cap";
@@ -280,7 +282,9 @@ TEST(SimCli, HeartReportsEachChamberOfSeveralSeries) {
         EXPECT_GT(c["stroke_volume_ml"].get<double>(), 20.0);
         EXPECT_TRUE(c.contains("end_diastole"));
         EXPECT_TRUE(c["valves"][0].contains("out_ml_per_beat"));
+        EXPECT_TRUE(c["leaked"].is_null()) << "not attributed to a chamber: said so";
     }
+    EXPECT_TRUE(j.contains("leaks_note"));
     EXPECT_TRUE(j.contains("lv_volume_ml")) << "'left' names the LV";
     // A repeated option is never silently ignored; --chamber belongs after its --meshes.
     EXPECT_EQ(run(heartCommand, {"--beats", "1", "--beats", "2"}).code, 1);
