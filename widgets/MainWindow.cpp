@@ -412,7 +412,7 @@ void MainWindow::writeSettings() const {
     s.setValue("simulation/particleBudget", choices_.particleBudget);
     s.setValue("simulation/viscosityMilliPaS", choices_.viscosityMilliPaS);
     s.setValue("simulation/soundSpeed", choices_.soundSpeed);
-    s.setValue("simulation/flow", realTimeFlow() ? "baked" : "live");
+    s.setValue("simulation/flow", realTimeBeforeLecture_.value_or(realTimeFlow()) ? "baked" : "live");
     if (heart_) {
         s.setValue("simulation/heartRateBpm", choices_.heartRateBpm);
         s.setValue("simulation/heartRateFor", sourceLabel(source_));

@@ -181,6 +181,9 @@ private:
     };
     std::optional<SuppliedFlow> supplied_;
     std::string heartIdentity_; // heart::heartIdentity of the heart shown
+    /// The user's live-or-baked choice while a lecture's flow turned real-time flow on
+    /// (saved instead, so that the next start does not bake); reset by the user's T.
+    std::optional<bool> realTimeBeforeLecture_;
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;

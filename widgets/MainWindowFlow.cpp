@@ -22,6 +22,7 @@ namespace atrium::widgets {
 bool MainWindow::realTimeFlow() const { return realTime_->isChecked(); }
 
 void MainWindow::setRealTimeFlow(bool on) {
+    realTimeBeforeLecture_.reset(); // the user's choice from now on
     if (realTime_->isChecked() != on) return realTime_->setChecked(on); // comes back here through toggled
     startBlood();
 }
@@ -79,6 +80,7 @@ void MainWindow::checkSuppliedFlow() {
                           !refused.fromLecture);
     }
     if (std::exchange(supplied_->fresh, false)) {
+        if (!realTimeFlow()) realTimeBeforeLecture_ = false; // kept as the user left it
         const QSignalBlocker block(realTime_);
         realTime_->setChecked(true);
     }

@@ -29,6 +29,7 @@
 #include <QLabel>
 #include <QElapsedTimer>
 #include <QMimeData>
+#include <QSettings>
 #include <QUrl>
 #include <QAudioDevice>
 #include <QMediaDevices>
@@ -472,6 +473,29 @@ TEST(LectureUi, ALecturesBakedFlowPlaysWhenItOpensOneClickFromLive) {
     EXPECT_FALSE(w->realTimeFlow());
     EXPECT_EQ(bakedPlayer(*w), nullptr);
     EXPECT_EQ(w->suppliedFlow(), nullptr);
+}
+
+TEST(LectureUi, ALecturesFlowIsNotSavedAsTheUsersChoice) {
+    // The sample lecture carries a baked beat. Opening it turns real-time flow on, but
+    // the next start without it still simulates live, as the user chose; a T pressed
+    // in the lecture is the user's choice, and kept.
+    QSettings().setValue("simulation/flow", "live");
+    widgets::ViewerOptions options;
+    options.lecture = kLecture;
+    options.particleBudget = 3000;
+    options.headless = true;
+    const auto session = [&](int presses) {
+        MainWindow w(options);
+        w.show();
+        ASSERT_TRUE(waitFor([&] { return bakedPlayer(w) && bakedPlayer(w)->beat(); }, 240)) << "the lecture's beat";
+        for (int i = 0; i < presses; ++i) w.findChild<QAction*>("realTimeFlowAction")->trigger();
+        ASSERT_TRUE(w.close());
+    };
+    session(0);
+    EXPECT_EQ(QSettings().value("simulation/flow").toString(), "live");
+    session(2); // live, then the lecture's beat again
+    EXPECT_EQ(QSettings().value("simulation/flow").toString(), "baked");
+    QSettings().setValue("simulation/flow", "live");
 }
 
 TEST(LectureUi, AMeshSeriesHeartTravelsInsideAPackageWithItsFlow) {
