@@ -16,6 +16,7 @@
 #include "widgets/SceneView.h"
 
 #include <QCheckBox>
+#include <QDateTime>
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QFileDialog>
@@ -30,6 +31,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
 #include <QStatusBar>
@@ -175,12 +177,35 @@ bool LiveLectureUi::startLecture(int port, QString* error, bool selfSigned) {
     o.port = port;
     o.selfSigned = selfSigned;
     if (Lecture* lecture = window_->lectureUi()->lecture()) o.package = lecture->path().toStdString();
-    try {
-        host_ = service_->host(o);
-    } catch (const std::exception& e) {
-        if (error) *error = QString("Cannot start the lecture: %1").arg(e.what());
+    // The same lecture again (the app restarted): its port and code first, then its code
+    // on any port (the old one is taken), then a new start.
+    std::vector<LiveHostOptions> tries;
+    const auto resumed = resumable(o);
+    if (resumed) {
+        LiveHostOptions again = o;
+        again.code = resumed->second;
+        if (port == 0) again.port = resumed->first;
+        tries.push_back(again);
+        if (again.port != port) {
+            again.port = port;
+            tries.push_back(again);
+        }
+    }
+    tries.push_back(o);
+    QString why;
+    for (const LiveHostOptions& t : tries) {
+        try {
+            host_ = service_->host(t);
+            break;
+        } catch (const std::exception& e) {
+            why = e.what();
+        }
+    }
+    if (!host_) {
+        if (error) *error = QString("Cannot start the lecture: %1").arg(why);
         return false;
     }
+    rememberStart(o);
     host_->setNotify(newsPoster());
     sampler_.reset();
     sentNarrative_.reset();
@@ -191,9 +216,41 @@ bool LiveLectureUi::startLecture(int port, QString* error, bool selfSigned) {
     dock_->show();
     reset();
     publish();
-    showMessage("Lecturing: students join at " + host_->urls().front() + " with the code " + host_->code(), 15000);
+    if (resumed && resumed->second == host_->code())
+        showMessage("Lecturing again with the code " + host_->code() + ": students still connected rejoin by themselves", 15000);
+    else
+        showMessage("Lecturing: students join at " + host_->urls().front() + " with the code " + host_->code(), 15000);
     Q_EMIT statusChanged();
     return true;
+}
+
+namespace {
+QString lectureKey(const LiveHostOptions& o) {
+    return o.package ? QString::fromStdString(std::filesystem::absolute(*o.package).lexically_normal().string()) : QString();
+}
+} // namespace
+
+std::optional<std::pair<int, QString>> LiveLectureUi::resumable(const LiveHostOptions& o) const {
+    if (!window_->persistsSettings()) return std::nullopt;
+    const QSettings s;
+    const QDateTime started = s.value("live/started").toDateTime();
+    if (!started.isValid() || started.secsTo(QDateTime::currentDateTimeUtc()) > kResumeHours * 3600) return std::nullopt;
+    if (s.value("live/lecture").toString() != lectureKey(o) || s.value("live/secure").toBool() != o.selfSigned)
+        return std::nullopt;
+    const int port = s.value("live/port").toInt();
+    const QString code = s.value("live/code").toString();
+    if (port <= 0 || port > 65535 || code.isEmpty()) return std::nullopt;
+    return std::pair{port, code};
+}
+
+void LiveLectureUi::rememberStart(const LiveHostOptions& o) const {
+    if (!window_->persistsSettings() || !host_) return;
+    QSettings s;
+    s.setValue("live/lecture", lectureKey(o));
+    s.setValue("live/secure", o.selfSigned);
+    s.setValue("live/port", QUrl(host_->urls().front()).port());
+    s.setValue("live/code", host_->code());
+    s.setValue("live/started", QDateTime::currentDateTimeUtc());
 }
 
 bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {

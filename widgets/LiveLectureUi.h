@@ -58,7 +58,11 @@ public:
     /// Serves the open lecture (or only the heart on screen when none is open) on
     /// `port` (0: any), over wss:// with a classroom certificate when `selfSigned`.
     /// False with `error` set when the server cannot start.
+    /// A window that keeps its settings serves the same lecture started again within
+    /// kResumeHours (its app restarted) on the same port with the same code, so that the
+    /// students' apps, still reconnecting, get back in by themselves.
     bool startLecture(int port, QString* error = nullptr, bool selfSigned = false);
+    static constexpr int kResumeHours = 12;
     /// Connects to a lecture; the transport keeps trying in the background. False with
     /// `error` for a bad URL.
     bool join(const LiveJoinOptions& options, QString* error = nullptr);
@@ -120,6 +124,9 @@ private:
     void askReplay();
     void toggleRecording(bool on);
     void reset();
+    /// The port and code of this lecture's last start, if recent (see startLecture()).
+    std::optional<std::pair<int, QString>> resumable(const LiveHostOptions& o) const;
+    void rememberStart(const LiveHostOptions& o) const;
 
     MainWindow* window_;
     std::shared_ptr<LiveSessionService> service_;

@@ -75,6 +75,7 @@ public:
 
 struct LiveHostOptions {
     int port = 0; ///< 0: any free port
+    QString code; ///< the join code; empty: a new random one
     std::optional<std::filesystem::path> package;
     bool selfSigned = false; ///< wss:// with a classroom's self-signed certificate
 };

@@ -93,6 +93,8 @@ public:
     narrative::ViewState currentViewState() const;
     /// Content packages: the open lecture, its resource and branding bars, its gate.
     LectureUi* lectureUi() const { return lecture_; }
+    /// Whether this window reads and writes QSettings (tests' windows do not).
+    bool persistsSettings() const { return options_.persistSettings; }
     /// Restarts the blood of the current heart with `choices`.
     void restartSimulation(const SimulationChoices& choices);
     /// Blood from a baked beat played in real time (baked first, with progress, unless

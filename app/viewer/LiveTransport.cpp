@@ -81,6 +81,7 @@ private:
 std::unique_ptr<widgets::LiveHost> LiveTransport::host(const widgets::LiveHostOptions& options) {
     transport::ServerOptions o;
     o.port = options.port;
+    o.code = options.code.toStdString();
     o.package = options.package;
     o.log = logLine;
     QString fingerprint;

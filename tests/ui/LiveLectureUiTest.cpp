@@ -3,6 +3,7 @@
 // heart and simulation, as two apps would be.
 #include "UiTestSupport.h"
 
+#include "app/transport/SessionClient.h"
 #include "app/viewer/LiveTransport.h"
 #include "session/Recording.h"
 #include "widgets/Lecture.h"
@@ -21,6 +22,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QMouseEvent>
+#include <QSettings>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -39,11 +41,11 @@ namespace {
 
 const QString kLecture = ATRIUM_SAMPLE_LECTURE;
 
-std::unique_ptr<MainWindow> openLecture() {
+std::unique_ptr<MainWindow> openLecture(bool persistSettings = false) {
     widgets::ViewerOptions options;
     options.lecture = kLecture;
     options.particleBudget = 1000; // the fewest: the hearts below must beat to a phase on a busy machine
-    options.persistSettings = false;
+    options.persistSettings = persistSettings;
     options.headless = true;
     auto w = std::make_unique<MainWindow>(options);
     bool loaded = false;
@@ -235,6 +237,42 @@ TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHashOverTls) {
         return pb->active() && pb->frame().node == 1;
     }, 30));
     qunsetenv("XDG_CACHE_HOME");
+}
+
+TEST(LiveLectureUi, StudentsRejoinWhenTheLecturersAppRestarts) {
+    QTemporaryDir config; // the lecturer's app keeps its settings, here
+    QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, config.path());
+    QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, config.path());
+    auto service = std::make_shared<app::LiveTransport>();
+    auto lecturerWindow = openLecture(true);
+    QString url, code;
+    std::unique_ptr<transport::SessionClient> student;
+    {
+        LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+        QString error;
+        ASSERT_TRUE(lecturer.startLecture(0, &error)) << error.toStdString();
+        url = lecturer.host()->urls().back();
+        code = lecturer.host()->code();
+        transport::ClientOptions o;
+        o.url = url.toStdString();
+        o.code = code.toStdString();
+        o.name = "Cy";
+        student = std::make_unique<transport::SessionClient>(o);
+        ASSERT_TRUE(waitFor([&] { return student->synced(); }, 20));
+    }
+    lecturerWindow.reset(); // the lecturer's app closes
+    ASSERT_TRUE(waitFor([&] { return student->link() == transport::LinkState::Connecting; }, 10));
+
+    auto restarted = openLecture(true); // and starts again
+    LiveLectureUi lecturer(restarted.get(), service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    EXPECT_EQ(lecturer.host()->code(), code);
+    EXPECT_EQ(lecturer.host()->urls().back(), url);
+    ASSERT_TRUE(restarted->narratives()->playback()->jumpTo(1));
+    ASSERT_TRUE(waitFor([&] {
+        return student->synced() && lecturer.host()->roster().size() == 1 &&
+               student->state().narrative == lecturer.host()->state().narrative;
+    }, 30)) << "the student did not rejoin the restarted lecture";
 }
 
 TEST(LiveLectureUi, ARecordedLectureReplaysInTheWindow) {
