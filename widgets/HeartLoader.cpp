@@ -1,6 +1,7 @@
 #include "widgets/HeartLoader.h"
 
 #include <cmath>
+#include <exception>
 #include <vector>
 
 namespace atrium::widgets {
@@ -105,10 +106,15 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
             out->boundsMm = heart::cycleBounds(*out->mesh);
             describeCycle(*out);
             if (!shellPattern.empty()) {
-                out->shellPattern = shellPattern;
-                out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadShell(
-                    shellPattern, out->report.cycleSeconds,
-                    [&](const std::string& stage, double f) { progress.report("shell: " + stage, f); }));
+                // A shell that cannot be read (a folder since moved) costs the shell, not the heart.
+                try {
+                    out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadShell(
+                        shellPattern, out->report.cycleSeconds,
+                        [&](const std::string& stage, double f) { progress.report("shell: " + stage, f); }));
+                    out->shellPattern = shellPattern;
+                } catch (const std::exception& e) {
+                    out->shellError = e.what();
+                }
             }
             *result = std::move(out);
         },

@@ -29,6 +29,8 @@ struct LoadedHeart {
     /// A display-only surface around the heart (its epicardium), no blood; null: none.
     std::shared_ptr<const heart::MovingHeartMesh> shell;
     std::string shellPattern;
+    /// Why the shell asked for could not be loaded (the heart still is); empty: none.
+    std::string shellError;
 };
 
 /// Human-readable name of a source, e.g. "phantom adult", "meshes /data/heart".

@@ -166,6 +166,12 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
     source_ = loaded.source;
     shellPattern_ = loaded.shellPattern;
     view_->setShell(loaded.shell);
+    if (!loaded.shellError.empty()) {
+        const QString why = "The outer surface is not shown: " + QString::fromStdString(loaded.shellError);
+        if (options_.headless) Q_EMIT loadFailed(why);
+        else if (isVisible()) // after the heart has started
+            QTimer::singleShot(0, this, [this, why] { QMessageBox::warning(this, "Outer surface", why); });
+    }
     loadShell_->setText(loaded.shell ? "Remove the outer surface" : "Outer surface (shell)...");
     heartIdentity_ = loaded.identity;
     cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
