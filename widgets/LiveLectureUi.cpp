@@ -31,6 +31,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSlider>
 #include <QSpinBox>
@@ -239,7 +240,8 @@ std::optional<std::pair<int, QString>> LiveLectureUi::resumable(const LiveHostOp
         return std::nullopt;
     const int port = s.value("live/port").toInt();
     const QString code = s.value("live/code").toString();
-    if (port <= 0 || port > 65535 || code.isEmpty()) return std::nullopt;
+    static const QRegularExpression kCode("^[A-Z0-9]{4,12}$"); // as atrium-session serve --code
+    if (port <= 0 || port > 65535 || !kCode.match(code).hasMatch()) return std::nullopt;
     return std::pair{port, code};
 }
 
