@@ -125,6 +125,9 @@ void LiveLectureUi::buildActions() {
                          "Return to the lecturer's view after exploring on your own", true);
     hold_ = makeAction(this, "Hold attention", {}, "Students follow your view and cannot leave until you release them", true);
     record_ = makeAction(this, "Record lecture", {}, "Save what the students receive, to replay later", true);
+    share_ = makeAction(this, "Open resources for everyone", {},
+                        "A resource you open opens on every student's screen; untick to look at one on your own", true);
+    share_->setChecked(true);
     connect(start_, &QAction::triggered, this, &LiveLectureUi::askStart);
     connect(join_, &QAction::triggered, this, &LiveLectureUi::askJoin);
     connect(replayAction_, &QAction::triggered, this, &LiveLectureUi::askReplay);
@@ -136,7 +139,7 @@ void LiveLectureUi::buildActions() {
     connect(record_, &QAction::toggled, this, [this](bool on) { panel_->recordButton()->setChecked(on); });
     for (QAction* a : {start_, join_, replayAction_}) menu_->addAction(a);
     menu_->addSeparator();
-    for (QAction* a : {follow_, hold_, record_}) menu_->addAction(a);
+    for (QAction* a : {follow_, hold_, share_, record_}) menu_->addAction(a);
     menu_->addSeparator();
     menu_->addAction(stop_);
     menu_->addAction(dock_->toggleViewAction());
@@ -154,6 +157,7 @@ void LiveLectureUi::reset() {
     follow_->setEnabled(guest_ != nullptr);
     hold_->setEnabled(host_ != nullptr);
     record_->setEnabled(host_ != nullptr);
+    share_->setEnabled(host_ != nullptr);
     if (idle) {
         panel_->clear();
         pointer_->hide();
@@ -384,6 +388,9 @@ void LiveLectureUi::setHoldAttention(bool hold) {
     showMessage(hold ? "Attention held: every student follows your view" : "Attention released: students may explore");
 }
 
+void LiveLectureUi::setSharingResources(bool share) { share_->setChecked(share); }
+bool LiveLectureUi::sharingResources() const { return share_->isChecked(); }
+
 bool LiveLectureUi::handFloor(std::optional<int> member) {
     if (!host_ || !host_->drive(msg::Floor{0, member})) return false;
     sampler_.reset(); // when the floor comes back, the lecturer's view is sent afresh
@@ -511,7 +518,7 @@ void LiveLectureUi::publish() {
     const std::string shown = window_->lectureUi()->resourceViewer()->isVisible()
                                   ? window_->lectureUi()->resourceViewer()->shownId()
                                   : std::string();
-    const std::optional<std::string> resource = shown.empty() ? std::nullopt : std::optional(shown);
+    const std::optional<std::string> resource = shown.empty() || !share_->isChecked() ? std::nullopt : std::optional(shown);
     if (resource != sentResource_) {
         host_->drive(msg::Resource{0, resource});
         sentResource_ = resource;

@@ -79,6 +79,10 @@ public:
     bool following() const;
     /// Lecturer: hold attention, hand the floor to a member (nullopt: take it back).
     void setHoldAttention(bool hold);
+    /// Whether a resource the lecturer opens opens for everyone (the default) or only on
+    /// the lecturer's screen (then the students' resource panels close).
+    void setSharingResources(bool share);
+    bool sharingResources() const;
     bool handFloor(std::optional<int> member);
     bool startRecording(const QString& path, QString* error = nullptr);
     void stopRecording();
@@ -160,7 +164,7 @@ private:
     QDockWidget* dock_ = nullptr;
     LiveLecturePanel* panel_ = nullptr;
     QLabel* pointer_ = nullptr; ///< the lecturer's pointer on the heart
-    QAction *start_, *join_, *replayAction_, *stop_, *follow_, *hold_, *record_;
+    QAction *start_, *join_, *replayAction_, *stop_, *follow_, *hold_, *record_, *share_;
     std::atomic<bool> newsPosted_{false}; ///< a call to onNews() is queued
 };
 

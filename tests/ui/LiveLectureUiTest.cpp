@@ -203,6 +203,15 @@ TEST(LiveLectureUi, AFollowerSeesWhatTheLecturerShows) {
         << "the student's screen did not open the lecturer's resource";
     lecturerWindow->lectureUi()->resourceViewer()->closePanel();
     ASSERT_TRUE(waitFor([&] { return !studentViewer->isVisible(); }, 10));
+    // Not shared: the lecturer looks at one alone.
+    lecturer.setSharingResources(false);
+    lecturerWindow->lectureUi()->openResource("aorta");
+    QTest::qWait(300);
+    EXPECT_TRUE(lecturerWindow->lectureUi()->resourceViewer()->isVisible());
+    EXPECT_FALSE(studentViewer->isVisible());
+    EXPECT_FALSE(lecturer.host()->state().resource);
+    lecturer.setSharingResources(true); // shared again: it opens for everyone
+    ASSERT_TRUE(waitFor([&] { return studentViewer->isVisible() && studentViewer->shownId() == "aorta"; }, 10));
 }
 
 TEST(LiveLectureUi, AStudentWithoutTheLectureDownloadsItByItsHashOverTls) {
