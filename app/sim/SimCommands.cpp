@@ -799,6 +799,8 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"particles_mean", meanParticles},
             {"beats", sim->beats()},
             {"steps", steps},
+            // The solver's own count, which its messages (a blow-up's) and the progress line name.
+            {"last_step", solver.stepCount()},
             {"leaked", leaked},
             {"leaked_fraction_per_beat", double(leaked) / std::max(meanParticles, 1.0) / beatsRun},
             {"removed_by_outlets", solver.accounting().removedByOutlets},

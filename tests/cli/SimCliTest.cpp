@@ -149,6 +149,14 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     EXPECT_NEAR(j["lv_volume_ml"][0].get<double>(), 120.0, 6.0) << "the adult phantom's EDV";
     EXPECT_LT(j["max_subframe_displacement_mm"].get<double>(), 0.5 * j["particle_spacing_mm"].get<double>());
     EXPECT_FALSE(j["from_cache"].get<bool>());
+    // The progress line counts the solver's steps, as its error messages do: its last
+    // line names the step the run ended on.
+    const std::size_t at = r.err.rfind("heart: beat ");
+    ASSERT_NE(at, std::string::npos) << r.err;
+    const std::size_t stepAt = r.err.find(", step ", at);
+    ASSERT_NE(stepAt, std::string::npos) << r.err.substr(at);
+    EXPECT_EQ(std::stoull(r.err.substr(stepAt + 7)), j["last_step"].get<std::uint64_t>()) << r.err.substr(at);
+    EXPECT_GT(j["last_step"].get<std::uint64_t>(), j["steps"].get<std::uint64_t>()) << "the filling's steps count too";
     // A second start reads the processed heart from the cache.
     const Result again = run(heartCommand, {"--phantom", "adult", "--beats", "0.01", "--particles", "3000", "--json"});
     ASSERT_EQ(again.code, 0) << again.err;
