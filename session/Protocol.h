@@ -85,7 +85,7 @@ struct SimState {
     double at = 0.0;
     double rateBpm = 75.0;
     int particles = 15000;
-    std::uint32_t seed = 1;
+    std::uint32_t seed = 1;   ///< reserved: the blood is a fixed lattice today, the same for every seed
     double viscosity = 3.5;   ///< mPa s
     double soundSpeed = 10.0; ///< m/s
     int resets = 0;           ///< counts Reset presses: a change restarts the blood
