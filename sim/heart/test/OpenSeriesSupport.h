@@ -104,11 +104,11 @@ inline ContractedVentricle contractVentricle(const sph::TriangleMesh& closed, in
     float capU = hi;
     std::size_t densest = 0;
     for (float u0 = hi - 0.4f * length; u0 < hi; u0 += 1.f) {
-        const auto n = std::size_t(std::count_if(closed.vertices.begin(), closed.vertices.end(), [&](sph::Vec3 v) {
+        const auto inSlab = std::size_t(std::count_if(closed.vertices.begin(), closed.vertices.end(), [&](sph::Vec3 v) {
             return along(v) >= u0 && along(v) < u0 + 5.f;
         }));
-        if (n > densest) {
-            densest = n;
+        if (inSlab > densest) {
+            densest = inSlab;
             capU = u0 + 2.5f;
         }
     }
@@ -135,10 +135,10 @@ inline ContractedVentricle contractVentricle(const sph::TriangleMesh& closed, in
             count[pieces.triangleComponent[t]] += 1.0;
         }
         std::uint32_t largest = 0; // the endocardium
-        for (std::uint32_t c = 0; c < pieces.count; ++c)
-            if (count[c] > 0.05 * double(open.triangles.size()) &&
-                (count[largest] <= 0.05 * double(open.triangles.size()) || spread[c] / count[c] < spread[largest] / count[largest]))
-                largest = c;
+        for (std::uint32_t piece = 0; piece < pieces.count; ++piece)
+            if (count[piece] > 0.05 * double(open.triangles.size()) &&
+                (count[largest] <= 0.05 * double(open.triangles.size()) || spread[piece] / count[piece] < spread[largest] / count[largest]))
+                largest = piece;
         std::vector<std::array<std::uint32_t, 3>> kept;
         for (std::size_t t = 0; t < open.triangles.size(); ++t)
             if (pieces.triangleComponent[t] == largest) kept.push_back(open.triangles[t]);
@@ -233,11 +233,11 @@ inline ContractedVentricle contractVentricle(const sph::TriangleMesh& closed, in
         pose(a, m);
         // Closed by a fan over each opening from its centre (any loop closes so).
         for (const std::vector<std::uint32_t>& loop : boundaryLoops(m)) {
-            sph::Vec3 c;
-            for (std::uint32_t i : loop) c += m.vertices[i];
-            m.vertices.push_back(c * (1.f / float(loop.size())));
-            const auto centre = std::uint32_t(m.vertices.size() - 1);
-            for (std::size_t i = 0; i < loop.size(); ++i) m.triangles.push_back({centre, loop[(i + 1) % loop.size()], loop[i]});
+            sph::Vec3 sum;
+            for (std::uint32_t i : loop) sum += m.vertices[i];
+            m.vertices.push_back(sum * (1.f / float(loop.size())));
+            const auto fan = std::uint32_t(m.vertices.size() - 1);
+            for (std::size_t i = 0; i < loop.size(); ++i) m.triangles.push_back({fan, loop[(i + 1) % loop.size()], loop[i]});
         }
         return std::fabs(m.enclosedVolume());
     };
