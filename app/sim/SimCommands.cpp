@@ -332,7 +332,8 @@ std::string usage() {
            "                   [--out DIR [--outputs-per-beat N]] [--json]\n"
            "      Builds (or loads from the cache) the moving heart, fills it with about N particles of blood\n"
            "      and runs B beats (default 1); prints one JSON object with each chamber's volumes, valve\n"
-           "      flows and end-diastoles. Phantoms: adult, athlete, heart-failure, child.\n"
+           "      flows and end-diastoles. Phantoms: adult, athlete, heart-failure, child, four-chamber\n"
+           "      (the adult with an aortic arch, and its right heart as a display-only shell).\n"
            "      Volumes are cut at --isovalue V (blood brighter than wall), or at the value suggested\n"
            "      by their intensity histogram; the JSON gives the one used.\n"
            "      --meshes once per chamber (LV, RV; the same phase count). The openings of an open series\n"
@@ -340,7 +341,8 @@ std::string usage() {
            "      (e.g. outflow,inflow: inflow, outflow, two-way or wall per opening, largest first) or a\n"
            "      sidecar STEM.valves.json overrides that; --chamber NAME names it (default: the file stem).\n"
            "      A closed series whose volume changes is refused (the blood would have no way out).\n"
-           "      --shell PATTERN adds a display-only surface (the epicardium), written with --out.\n"
+           "      --shell PATTERN adds a display-only surface (the epicardium), written with --out; it\n"
+           "      replaces the four-chamber phantom's right heart.\n"
            "      --fill seeded (default) places settled blood at once; emitter fills through the inflow\n"
            "      opening with the heart still first (Poyart 2016, 3.5.6; about a simulated second).\n"
            "      --out writes N (default 20) snapshots a beat: DIR/particles_<step>.vtp, DIR/wall_<step>.vtp\n"
@@ -647,6 +649,8 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         // A display-only shell (the epicardium): no blood, its own series.
         std::optional<heart::MovingHeartMesh> shell;
         if (const auto pattern = o.get("--shell")) shell = heart::loadShell(*pattern, cycle);
+        else if (const auto rightHeart = source.rightHeartShell()) // the four-chamber phantom's
+            shell = heart::loadHeart(*rightHeart, heart::PipelineSettings::forShell());
 
         // The spacing that fills the blood pool with about the particles asked for; the
         // count at the beat's start (seeded or emitted, topped up) is checked and the

@@ -82,11 +82,21 @@ struct Layout {
     double mitralRadius = 0, aorticRadius = 0;
     D3 mitralCenter, aorticCenter;
     double laMin = 0, laGain = 0; // mm^3
-    D3 aorta[3];
+    std::vector<D3> aorta;          // centreline; aorta[0] is the aortic valve's centre
+    std::vector<double> aortaRadii; // the tube's radius at each centreline point
     double wall0 = 8;   // LV wall at end diastole
     double areaED = 0;  // LV cavity lateral area at end diastole
     double voxel = 1;
     bool rightHeart = false;
+    bool rightHeartShell = false;
+    // The display-only right heart (rightHeartShell), at end diastole.
+    D3 rvCenter, rvSemi;
+    double rvEf = 0.58;
+    D3 raCenterXY;      // x and y of the right atrium's centre (its floor is fixed, as the LA's)
+    D3 tricuspid;       // the tricuspid neck's axis (vertical), at the base plane
+    double tricuspidRadius = 0;
+    std::vector<D3> pulmonary; // centreline from inside the RV through the pulmonary trunk
+    double pulmonaryRadius = 0;
 };
 
 struct LvShape {
@@ -138,6 +148,49 @@ double lateralArea(const LvShape& shape) {
     return area;
 }
 
+double laVolumeAt(const Layout& l, double phase01);
+
+/// The ascending aorta goes on into an arch: it widens from the valve to the arch's
+/// radius over the root (the sinuses), rises anteriorly as before, then turns over the
+/// left atrium towards posterior and the left (+x) in a half circle and ends in a short
+/// descending stub behind the atrium. The arch clears the atrium at its largest by the
+/// aortic clearance, so the atrium keeps its shape.
+void addAorticArch(Layout& l) {
+    const double archRadius = 11.0 * l.s; // tube radius: 22 mm across at 120 ml
+    const double bend = 38.0 * l.s;       // radius of the arch's centreline
+    const double leftward = 18.0 * l.s;   // the descending aorta lies this far to the left
+    std::fill(l.aortaRadii.begin() + 1, l.aortaRadii.end(), archRadius);
+    const D3 start = l.aorta.back();
+    constexpr int kArcSegments = 12;
+    for (int n = 1; n <= kArcSegments; ++n) {
+        const double a = kPi * n / kArcSegments; // 0 at the start (anterior), pi posterior
+        l.aorta.push_back({leftward * n / kArcSegments, start.y + bend * (1.0 - std::cos(a)), start.z + bend * std::sin(a)});
+        l.aortaRadii.push_back(archRadius);
+    }
+    l.aorta.push_back(l.aorta.back() - D3{0, 0, 22.0 * l.s});
+    l.aortaRadii.push_back(archRadius);
+}
+
+/// The right heart shown around the left one (rightHeartShell): a right ventricle
+/// wrapped round the septum on the -x side, the right atrium above it joined through a
+/// tricuspid neck, and the pulmonary trunk rising from the ventricle's outflow tract in
+/// front of the aortic root, to the left. Display only: the blood never sees it.
+void addRightHeartShell(Layout& l) {
+    l.rightHeartShell = true;
+    const LvShape ed = lvShapeFor(l, l.edv);
+    const double rho = ed.maxRadius(), s = l.s;
+    l.rvCenter = {-(0.75 * rho + 6.0 * s), -0.25 * rho, -0.4 * ed.length};
+    l.rvSemi = {0.9 * rho + 14.0 * s, 1.15 * rho + 9.0 * s, 0.55 * ed.length};
+    const double laMax = laVolumeAt(l, HeartPhantom::endSystolicPhase());
+    const double laRadiusMax = std::cbrt(laMax / (4.0 / 3.0 * kPi * 1.25 * 0.9));
+    const double raRadiusMax = std::cbrt(laMax / (4.0 / 3.0 * kPi * 1.1));
+    l.raCenterXY = {-(1.25 * laRadiusMax + l.laClearance + raRadiusMax) + 4.0 * s, l.mitralCenter.y - 2.0 * s, 0};
+    l.tricuspid = {-(l.ringRadius + l.wall0 + 8.0 * s), -0.1 * rho, 0};
+    l.tricuspidRadius = 11.0 * s;
+    l.pulmonary = {D3{-26, -28, -16} * s, D3{-18, -44, 6} * s, D3{-2, -52, 30} * s, D3{14, -42, 50} * s};
+    l.pulmonaryRadius = 12.0 * s; // 24 mm across at 120 ml
+}
+
 Layout layoutFor(const PhantomParameters& params) {
     Layout l;
     l.edv = params.endDiastolicVolumeMl * 1000.0;
@@ -157,13 +210,15 @@ Layout layoutFor(const PhantomParameters& params) {
     l.laGain = 0.5 * sv;
     const double rise = l.baseCap + 8.0 * l.s;
     const D3 tilt = D3{0, -0.45, 1.0} * (1.0 / std::sqrt(0.45 * 0.45 + 1.0));
-    l.aorta[0] = l.aorticCenter;
-    l.aorta[1] = l.aorticCenter + D3{0, 0, rise};
-    l.aorta[2] = l.aorta[1] + tilt * (30.0 * l.s);
+    l.aorta = {l.aorticCenter, l.aorticCenter + D3{0, 0, rise}};
+    l.aorta.push_back(l.aorta[1] + tilt * (30.0 * l.s));
+    l.aortaRadii.assign(l.aorta.size(), l.aorticRadius);
+    if (params.aorticArch) addAorticArch(l);
     l.wall0 = params.wallThicknessMm;
     l.areaED = lateralArea(lvShapeFor(l, l.edv));
     l.voxel = params.voxelSizeMm;
     l.rightHeart = params.rightHeart;
+    if (params.rightHeartShell) addRightHeartShell(l);
     return l;
 }
 
@@ -195,10 +250,16 @@ double ellipsoidDistance(D3 p, D3 semi) {
     return k0 * (k0 - 1.0) / k1;
 }
 
-double segmentDistance(D3 p, D3 a, D3 b) {
-    const D3 ab = b - a;
-    const double t = std::clamp(dot(p - a, ab) / dot(ab, ab), 0.0, 1.0);
-    return norm(p - (a + ab * t));
+/// Signed distance to a tube around a polyline whose radius varies linearly along each
+/// segment (exact for a constant radius; a close estimate for a gentle taper).
+double tubeDistance(D3 p, const std::vector<D3>& line, const std::vector<double>& radii) {
+    double best = std::numeric_limits<double>::infinity();
+    for (std::size_t n = 1; n < line.size(); ++n) {
+        const D3 a = line[n - 1], ab = line[n] - a;
+        const double t = std::clamp(dot(p - a, ab) / dot(ab, ab), 0.0, 1.0);
+        best = std::min(best, norm(p - (a + ab * t)) - (radii[n - 1] + (radii[n] - radii[n - 1]) * t));
+    }
+    return best;
 }
 
 double segmentDistance2D(double px, double pz, double ax, double az, double bx, double bz) {
@@ -215,6 +276,12 @@ double segmentDistance2D(double px, double pz, double ax, double az, double bx, 
 struct Distances {
     double lv, la, ao, rv;
     double blood, solid;
+};
+
+/// The display-only right heart's cavities (rightHeartShell), mm.
+struct RightHeartDistances {
+    double ra, rv, pulmonary;
+    double cavity; ///< their union, kept clear of the left heart's blood
 };
 
 class PhaseGeometry {
@@ -234,6 +301,15 @@ public:
             const double scale = std::cbrt(lvVolumeAt(l_, phase01) / l_.edv);
             rvCenter_ = {-(0.75 * rho + 3.0 * l_.s), 0.0, -0.45 * ed.length};
             rvSemi_ = D3{0.9 * rho + 6.0 * l_.s, 1.1 * rho + 4.0 * l_.s, 0.45 * ed.length} * scale;
+        }
+        if (l_.rightHeartShell) {
+            const double f = strokeFraction(phase01);
+            rvCenter_ = l_.rvCenter;
+            rvSemi_ = l_.rvSemi * std::cbrt(1.0 - l_.rvEf * (1.0 - f));
+            // The right atrium: the left one's volume curve, semi-axes 1 : 1.1 : 1.
+            const double raRadius = std::cbrt(laVolumeAt(l_, phase01) / (4.0 / 3.0 * kPi * 1.1));
+            raCenter_ = {l_.raCenterXY.x, l_.raCenterXY.y, l_.laClearance + raRadius};
+            raSemi_ = D3{raRadius, 1.1 * raRadius, raRadius};
         }
         if (withTable) buildTable();
         computeBounds();
@@ -260,8 +336,7 @@ public:
         Distances d;
         const double r = std::sqrt(p.x * p.x + p.y * p.y);
         d.lv = lvDistance(r, p.z);
-        const double tube = std::min(segmentDistance(p, l_.aorta[0], l_.aorta[1]),
-                                     segmentDistance(p, l_.aorta[1], l_.aorta[2])) - l_.aorticRadius;
+        const double tube = tubeDistance(p, l_.aorta, l_.aortaRadii);
         d.ao = std::max(tube, -p.z);
         const double neck = std::max(std::sqrt((p.x - l_.mitralCenter.x) * (p.x - l_.mitralCenter.x) + (p.y - l_.mitralCenter.y) * (p.y - l_.mitralCenter.y)) - l_.mitralRadius,
                                      std::max(-p.z, p.z - neckTop_));
@@ -275,6 +350,27 @@ public:
         const double cap = std::max(r - (shape_.ring + wall_), std::max(p.z - l_.baseCap, -p.z));
         const double aoWall = std::max(tube - l_.aoWall, -p.z);
         d.solid = std::min({d.blood, lvMyocardium, cap, d.la - l_.laWall, aoWall, d.rv - l_.rvWall});
+        return d;
+    }
+
+    /// The right heart (rightHeartShell) at `p`: right ventricle below the base plane
+    /// around the septum, tricuspid neck up into the right atrium, pulmonary trunk; all
+    /// kept the LV wall's thickness from LV blood and the atrial clearance from atrial
+    /// and aortic blood, so that the shell never meets the blood's pool.
+    RightHeartDistances rightHeartDistances(D3 p) const {
+        const Distances left = distances(p);
+        RightHeartDistances d;
+        d.rv = std::max(ellipsoidDistance(p - rvCenter_, rvSemi_), p.z + l_.baseCap);
+        const double neck = std::max(std::hypot(p.x - l_.tricuspid.x, p.y - l_.tricuspid.y) - l_.tricuspidRadius,
+                                     std::max(-p.z - l_.baseCap - 10.0 * l_.s, p.z - raCenter_.z));
+        d.rv = std::min(d.rv, neck);
+        d.ra = ellipsoidDistance(p - raCenter_, raSemi_);
+        d.pulmonary = tubeDistance(p, l_.pulmonary, std::vector<double>(l_.pulmonary.size(), l_.pulmonaryRadius));
+        const double clearance = std::max({wall_ - left.lv, l_.laClearance - left.la, l_.aoClearance - left.ao});
+        d.ra = std::max(d.ra, clearance);
+        d.rv = std::max(d.rv, clearance);
+        d.pulmonary = std::max(d.pulmonary, clearance);
+        d.cavity = std::min({d.ra, d.rv, d.pulmonary});
         return d;
     }
 
@@ -327,10 +423,23 @@ private:
         const double neckPad = l_.mitralRadius + l_.laWall;
         lo_ = minOf(lo_, l_.mitralCenter - D3{neckPad, neckPad, 0});
         hi_ = maxOf(hi_, l_.mitralCenter + D3{neckPad, neckPad, neckTop_});
-        const double tubePad = l_.aorticRadius + l_.aoWall;
-        for (const D3& point : l_.aorta) {
-            lo_ = minOf(lo_, point - D3{tubePad, tubePad, 0});
-            hi_ = maxOf(hi_, point + D3{tubePad, tubePad, tubePad});
+        for (std::size_t n = 0; n < l_.aorta.size(); ++n) {
+            const double tubePad = l_.aortaRadii[n] + l_.aoWall;
+            lo_ = minOf(lo_, l_.aorta[n] - D3{tubePad, tubePad, 0});
+            hi_ = maxOf(hi_, l_.aorta[n] + D3{tubePad, tubePad, tubePad});
+        }
+        if (l_.rightHeartShell) {
+            lo_ = minOf(lo_, rvCenter_ - rvSemi_);
+            hi_ = maxOf(hi_, rvCenter_ + rvSemi_);
+            lo_ = minOf(lo_, raCenter_ - raSemi_);
+            hi_ = maxOf(hi_, raCenter_ + raSemi_);
+            const double pad = l_.pulmonaryRadius, neck = l_.tricuspidRadius;
+            for (const D3& point : l_.pulmonary) {
+                lo_ = minOf(lo_, point - D3{pad, pad, pad});
+                hi_ = maxOf(hi_, point + D3{pad, pad, pad});
+            }
+            lo_ = minOf(lo_, l_.tricuspid - D3{neck, neck, l_.baseCap + 10.0 * l_.s});
+            hi_ = maxOf(hi_, l_.tricuspid + D3{neck, neck, 0});
         }
         if (l_.rightHeart) {
             const D3 pad = rvSemi_ + D3{l_.rvWall, l_.rvWall, l_.rvWall};
@@ -343,7 +452,7 @@ private:
     LvShape shape_;
     std::vector<std::pair<double, double>> profile_;
     double wall_ = 0, neckTop_ = 0, far_ = 0;
-    D3 laCenter_, laSemi_, rvCenter_, rvSemi_;
+    D3 laCenter_, laSemi_, rvCenter_, rvSemi_, raCenter_, raSemi_;
     D3 lo_, hi_;
     // 2D (r, z) table of the LV signed distance.
     std::vector<float> table_;
@@ -404,6 +513,8 @@ void validate(const PhantomParameters& p) {
     if (!std::isfinite(p.bloodIntensity) || !std::isfinite(p.myocardiumIntensity) ||
         !std::isfinite(p.backgroundIntensity))
         badParameter("bloodIntensity", "and the other intensities must be finite", p.bloodIntensity);
+    if (p.rightHeart && p.rightHeartShell)
+        badParameter("rightHeartShell", "excludes rightHeart (a right ventricle in the blood's image)", 1.0);
     if (!(p.bloodIntensity > p.myocardiumIntensity))
         badParameter("bloodIntensity", "must be above myocardiumIntensity (" +
                                            std::to_string(p.myocardiumIntensity) + ")", p.bloodIntensity);
@@ -454,12 +565,14 @@ namespace {
 struct PhantomPreset {
     const char* name;
     double heartRateBpm, endDiastolicVolumeMl, ejectionFraction, wallThicknessMm;
+    bool fourChambers = false; ///< aortic arch and right heart shell
 };
 constexpr const char* kAdult = "adult";
 constexpr PhantomPreset kPresets[] = {
     {"athlete", 50, 180, 0.6, 11},
     {"heart-failure", 90, 220, 0.3, 7},
     {"child", 100, 60, 0.65, 6},
+    {"four-chamber", 72, 120, 0.6, 8, true},
 };
 
 } // namespace
@@ -473,6 +586,7 @@ PhantomParameters HeartPhantom::preset(const std::string& name) {
         p.endDiastolicVolumeMl = k.endDiastolicVolumeMl;
         p.ejectionFraction = k.ejectionFraction;
         p.wallThicknessMm = k.wallThicknessMm;
+        p.aorticArch = p.rightHeartShell = k.fourChambers;
         return p;
     }
     std::string valid;
@@ -486,10 +600,35 @@ std::vector<std::string> HeartPhantom::presetNames() {
     return names;
 }
 
-Volume HeartPhantom::generatePhase(double phase01) const {
+Volume HeartPhantom::generatePhase(double phase01) const { return image(phase01, false); }
+
+Volume HeartPhantom::generateRightHeartPhase(double phase01) const {
+    if (!params_.rightHeartShell)
+        throw std::logic_error("HeartPhantom::generateRightHeartPhase: the phantom has no right heart shell");
+    return image(phase01, true);
+}
+
+VolumeSeries HeartPhantom::generateRightHeart(std::function<void(double)> progress) const {
+    VolumeSeries series;
+    series.cycleSeconds = cycleSeconds();
+    for (int k = 0; k < params_.phases; ++k) {
+        series.phases.push_back(generateRightHeartPhase(static_cast<double>(k) / params_.phases));
+        if (progress) progress(static_cast<double>(k + 1) / params_.phases);
+    }
+    return series;
+}
+
+Volume HeartPhantom::image(double phase01, bool rightHeart) const {
     const double t = wrapPhase(phase01);
     const Layout layout = layoutFor(params_);
     const PhaseGeometry g(layout, t, true);
+    // The right heart is a clean image: blood intensity inside, background outside.
+    const auto distances = [&](D3 p) {
+        if (!rightHeart) return g.distances(p);
+        Distances d{};
+        d.blood = d.solid = g.rightHeartDistances(p).cavity;
+        return d;
+    };
     const double h = params_.voxelSizeMm;
     Volume v;
     v.nx = dims_[0];
@@ -523,7 +662,7 @@ Volume HeartPhantom::generatePhase(double phase01) const {
                     if (last.x < lo.x || first.x > hi.x || last.y < lo.y || first.y > hi.y || last.z < lo.z ||
                         first.z > hi.z)
                         continue; // background, already filled
-                    const Distances centre = g.distances((first + last) * 0.5);
+                    const Distances centre = distances((first + last) * 0.5);
                     const double tolerance = 1.5 * 0.5 * norm(last - first) + 0.5 * h;
                     if (std::fabs(centre.blood) > tolerance && std::fabs(centre.solid) > tolerance) {
                         const float value = static_cast<float>(intensity(centre));
@@ -536,14 +675,14 @@ Volume HeartPhantom::generatePhase(double phase01) const {
                     for (int k = k0; k <= k1; ++k)
                         for (int j = j0; j <= j1; ++j)
                             for (int i = i0; i <= i1; ++i)
-                                v.at(i, j, k) = static_cast<float>(intensity(g.distances(o + D3{i * h, j * h, k * h})));
+                                v.at(i, j, k) = static_cast<float>(intensity(distances(o + D3{i * h, j * h, k * h})));
                 }
             }
         }
     });
 
     // Gaussian noise, pair m going to voxels 2m and 2m+1 in memory order.
-    const double sigma = params_.noise * (blood - myo);
+    const double sigma = rightHeart ? 0.0 : params_.noise * (blood - myo);
     if (sigma > 0.0) {
         const std::uint64_t key =
             mix64((static_cast<std::uint64_t>(params_.seed) << 1) ^ mix64(std::bit_cast<std::uint64_t>(t)));
@@ -594,8 +733,23 @@ EllipsoidShape HeartPhantom::leftAtrium(double phase01) const { return laShapeAt
 
 VesselTube HeartPhantom::aorta() const {
     const Layout l = layoutFor(params_);
-    return {{toVec(l.aorta[0]), toVec(l.aorta[1]), toVec(l.aorta[2])}, l.aorticRadius};
+    VesselTube tube{{}, l.aorticRadius, l.aortaRadii};
+    for (const D3& point : l.aorta) tube.centerline.push_back(toVec(point));
+    return tube;
 }
+
+Tissue HeartPhantom::rightHeartAt(sph::Vec3 p, double phase01) const {
+    if (!params_.rightHeartShell) return Tissue::Background;
+    const Layout layout = layoutFor(params_);
+    const PhaseGeometry g(layout, wrapPhase(phase01), false);
+    const RightHeartDistances d = g.rightHeartDistances({p.x, p.y, p.z});
+    if (d.cavity >= 0.0) return Tissue::Background;
+    if (d.cavity == d.ra) return Tissue::RightAtrium;
+    if (d.cavity == d.rv) return Tissue::RightVentricle;
+    return Tissue::PulmonaryTrunk;
+}
+
+double HeartPhantom::raVolumeMl(double phase01) const { return params_.rightHeartShell ? laVolumeMl(phase01) : 0.0; }
 
 double HeartPhantom::lvLengthMm(double phase01) const {
     const Layout l = layoutFor(params_);

@@ -32,6 +32,13 @@ struct PhantomParameters {
     std::uint32_t seed = 1;
     double wallThicknessMm = 8;     ///< LV myocardium at end diastole (thickens in systole)
     bool rightHeart = false;        ///< add a right ventricle wrapped around the septum
+    /// The ascending aorta goes on into an aortic arch and a short descending aorta
+    /// (blood flows through it to the outlet at its end).
+    bool aorticArch = false;
+    /// A right atrium, right ventricle and pulmonary trunk for display only: not in the
+    /// blood's image (generatePhase) but in their own (generateRightHeartPhase), shown
+    /// as a translucent shell. Excludes `rightHeart`.
+    bool rightHeartShell = false;
     float bloodIntensity = 300.f;       ///< contrast-enhanced blood pool (HU-like)
     float myocardiumIntensity = 100.f;  ///< myocardium and vessel walls
     float backgroundIntensity = 0.f;    ///< everything outside the heart
@@ -53,17 +60,23 @@ struct EllipsoidShape {
 /// is the centre of the aortic valve disc.
 struct VesselTube {
     std::vector<sph::Vec3> centerline;
-    double radius = 0;
+    double radius = 0;         ///< at the valve
+    std::vector<double> radii; ///< at each centreline point (the radius varies linearly between)
 };
 
-enum class Tissue : std::uint8_t { Background, Myocardium, LeftVentricle, LeftAtrium, Aorta, RightVentricle };
+enum class Tissue : std::uint8_t {
+    Background, Myocardium, LeftVentricle, LeftAtrium, Aorta, RightVentricle,
+    RightAtrium, PulmonaryTrunk ///< the display-only right heart (rightHeartAt)
+};
 
 class HeartPhantom {
 public:
     /// Throws std::invalid_argument naming the parameter when one is out of range.
     explicit HeartPhantom(PhantomParameters parameters = {});
 
-    /// Named parameter sets: "adult" (the default), "athlete", "heart-failure", "child".
+    /// Named parameter sets: "adult" (PhantomParameters' defaults), "athlete",
+    /// "heart-failure", "child", and "four-chamber" (the viewer's default): the adult with
+    /// an aortic arch and a right heart shown as a shell (aorticArch, rightHeartShell).
     /// Throws std::invalid_argument listing the valid names.
     static PhantomParameters preset(const std::string& name);
     static std::vector<std::string> presetNames();
@@ -76,6 +89,11 @@ public:
     /// The volume at any point of the cycle (phase01 wraps: 1.0 is 0.0). generate() uses
     /// generatePhase(k / phases); the noise depends on the seed and the phase only.
     Volume generatePhase(double phase01) const;
+    /// With rightHeartShell: the right heart's cavities on the same grid, blood
+    /// intensity inside and background outside, without noise (throws std::logic_error
+    /// without it). Its surface at the blood/background midpoint is the shell.
+    Volume generateRightHeartPhase(double phase01) const;
+    VolumeSeries generateRightHeart(std::function<void(double)> progress = {}) const;
 
     /// Voxel counts and the position of voxel (0,0,0) shared by every phase. The volume
     /// covers the whole heart over the cycle with a margin of at least 4 voxels; the base
@@ -104,8 +122,15 @@ public:
 
     /// What the phantom holds at a point (mm) and phase, without partial volume or noise.
     Tissue tissueAt(sph::Vec3 p, double phase01) const;
+    /// The display-only right heart at a point: RightAtrium, RightVentricle (with the
+    /// tricuspid neck), PulmonaryTrunk, or Background (also without rightHeartShell).
+    Tissue rightHeartAt(sph::Vec3 p, double phase01) const;
+    /// The right atrium's ellipsoid volume before trimming, ml (the left atrium's curve).
+    double raVolumeMl(double phase01) const;
 
 private:
+    Volume image(double phase01, bool rightHeart) const;
+
     PhantomParameters params_;
     std::array<int, 3> dims_{};
     sph::Vec3 origin_{};

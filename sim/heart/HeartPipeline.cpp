@@ -180,6 +180,10 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
             << "bloodIntensity " << exact(phantom.bloodIntensity) << "\n"
             << "myocardiumIntensity " << exact(phantom.myocardiumIntensity) << "\n"
             << "backgroundIntensity " << exact(phantom.backgroundIntensity) << "\n";
+        // Only when set, so that the hearts cached before these options keep their keys.
+        if (phantom.aorticArch) key << "aorticArch 1\n";
+        if (phantom.rightHeartShell) key << "rightHeartShell 1\n";
+        if (source.phantomRightHeart) key << "surface right heart shell\n";
         break;
     case HeartSource::Kind::Volumes:
         key << "source volumes " << (naming == Naming::Content ? std::string() : source.pattern) << "\n";
@@ -559,7 +563,8 @@ bool sameParameters(const PhantomParameters& a, const PhantomParameters& b) {
     return a.heartRateBpm == b.heartRateBpm && a.endDiastolicVolumeMl == b.endDiastolicVolumeMl &&
            a.ejectionFraction == b.ejectionFraction && a.phases == b.phases && a.voxelSizeMm == b.voxelSizeMm &&
            a.noise == b.noise && a.seed == b.seed && a.wallThicknessMm == b.wallThicknessMm &&
-           a.rightHeart == b.rightHeart && a.bloodIntensity == b.bloodIntensity &&
+           a.rightHeart == b.rightHeart && a.aorticArch == b.aorticArch && a.rightHeartShell == b.rightHeartShell &&
+           a.bloodIntensity == b.bloodIntensity &&
            a.myocardiumIntensity == b.myocardiumIntensity && a.backgroundIntensity == b.backgroundIntensity;
 }
 
@@ -575,6 +580,13 @@ PhantomParameters HeartSource::phantomParameters() const {
                                     "' is set and `phantom` holds other parameters; clear phantomPreset to use "
                                     "the parameters (HeartSource::fromPhantom)");
     return named;
+}
+
+std::optional<HeartSource> HeartSource::rightHeartShell() const {
+    if (kind != Kind::Phantom || phantomRightHeart || !phantomParameters().rightHeartShell) return std::nullopt;
+    HeartSource shell = *this;
+    shell.phantomRightHeart = true;
+    return shell;
 }
 
 fs::path defaultCacheDirectory() {
@@ -702,7 +714,7 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
                 report.isovalue = meta.isovalue;
                 report.holesCapped = std::size_t(meta.holesCapped);
                 report.anatomy = std::move(meta.anatomy);
-                if (source.kind == HeartSource::Kind::Phantom)
+                if (source.kind == HeartSource::Kind::Phantom && !source.phantomRightHeart)
                     report.anatomy = HeartAnatomy::fromPhantom(HeartPhantom(phantomParameters));
                 fillReportFromMesh(report, moving);
                 report.secondsTotal = secondsSince(t0);
@@ -730,8 +742,12 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
         VolumeSeries volumes;
         if (source.kind == HeartSource::Kind::Phantom) {
             const HeartPhantom phantom(phantomParameters);
-            volumes = phantom.generate(stageProgress(progress, stage::generatingPhantom));
-            report.anatomy = HeartAnatomy::fromPhantom(phantom);
+            if (source.phantomRightHeart) {
+                volumes = phantom.generateRightHeart(stageProgress(progress, stage::generatingPhantom));
+            } else {
+                volumes = phantom.generate(stageProgress(progress, stage::generatingPhantom));
+                report.anatomy = HeartAnatomy::fromPhantom(phantom);
+            }
         } else {
             SeriesReadOptions options;
             options.cycleSeconds = source.cycleSeconds;
@@ -741,7 +757,11 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
         report.secondsSource = secondsSince(ts);
 
         const auto te = Clock::now();
-        const float isovalue = source.isovalue ? *source.isovalue : suggestIsovalue(volumes.phases.front());
+        // The right heart's clean two-level image: its surface lies at the midpoint.
+        const float isovalue = source.isovalue ? *source.isovalue
+                               : source.phantomRightHeart
+                                   ? 0.5f * (phantomParameters.bloodIntensity + phantomParameters.backgroundIntensity)
+                                   : suggestIsovalue(volumes.phases.front());
         report.isovalue = isovalue;
         ExtractionSettings extraction = settings.extraction;
         extraction.isovalue = isovalue;
