@@ -6,6 +6,7 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/heart/MeshSeries.h"
+#include "sim/io/MemoryBudget.h"
 #include "sim/sph/SceneFile.h"
 #include "sim/sph/Solver.h"
 #include "sim/sph/WallDistanceField.h"
@@ -114,6 +115,17 @@ struct Options {
         return *x;
     }
 };
+
+/// --max-memory SIZE: the budget that declared sizes are checked against (MemoryBudget.h).
+void applyMemoryLimit(const Options& o) {
+    if (const auto v = o.get("--max-memory")) {
+        try {
+            io::setMemoryBudget(io::parseByteSize(*v), "--max-memory");
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--max-memory: ") + e.what());
+        }
+    }
+}
 
 sph::BackendKind backendFrom(const Options& o) {
     const std::string b = o.get("--backend").value_or("cpu");
@@ -355,12 +367,15 @@ std::string usage() {
            "      --ventricle cuts atrium and aorta away at the valves: an open ventricle series to try\n"
            "      `heart --meshes` on (its openings become valves; give --cycle the phantom's cycle).\n"
            "  atrium-sim backends\n"
-           "      Says which backends this build and machine can run.\n";
+           "      Says which backends this build and machine can run.\n"
+           "  Every command takes --max-memory SIZE (e.g. 8G): the most memory an input file or scene may\n"
+           "      declare (default: the memory available); more is refused with exit code 2.\n";
 }
 
 int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {
-        const Options o = Options::parse(args, {"--steps", "--backend", "--out", "--every"}, {});
+        const Options o = Options::parse(args, {"--steps", "--backend", "--out", "--every", "--max-memory"}, {});
+        applyMemoryLimit(o);
         if (o.positional.size() != 1) throw UsageError("run needs exactly one scene file");
         if (!o.get("--steps")) throw UsageError("run needs --steps N");
         const auto steps = std::uint64_t(o.integer("--steps", 0, 1));
@@ -395,7 +410,9 @@ int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 
 int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {
-        const Options o = Options::parse(args, {"--scene", "--particles", "--steps", "--backend", "--warmup"}, {"--json"});
+        const Options o =
+            Options::parse(args, {"--scene", "--particles", "--steps", "--backend", "--warmup", "--max-memory"}, {"--json"});
+        applyMemoryLimit(o);
         if (!o.positional.empty()) throw UsageError("bench takes no positional arguments");
         const std::string sceneName = o.get("--scene").value_or("dam-break");
         const auto particles = std::size_t(o.integer("--particles", 15000, 8));
@@ -599,8 +616,9 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             args,
             {"--phantom", "--volumes", "--meshes", "--chamber", "--valves", "--shell", "--isovalue", "--beats",
              "--particles", "--backend", "--cycle", "--fill", "--out", "--outputs-per-beat", "--bake", "--frames-per-beat",
-             "--settle-beats"},
+             "--settle-beats", "--max-memory"},
             {"--json"}, {"--meshes", "--chamber", "--valves"});
+        applyMemoryLimit(o);
         if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
         const std::string fill = o.get("--fill").value_or("seeded");
         if (fill != "seeded" && fill != "emitter")

@@ -73,17 +73,20 @@ sph::TriangleMesh toTriangleMesh(vtkPolyData* polyData, std::size_t* droppedCell
         double p[3];
         polyData->GetPoint(i, p);
         if (!std::isfinite(p[0]) || !std::isfinite(p[1]) || !std::isfinite(p[2]))
-            throw std::runtime_error("toTriangleMesh: point " + std::to_string(i) + " is not finite");
+            throw std::runtime_error("point " + std::to_string(i) + " is not finite");
         mesh.vertices[std::size_t(i)] = {float(p[0]), float(p[1]), float(p[2])};
     }
 
     auto pushTriangle = [&](vtkIdType a, vtkIdType b, vtkIdType c) {
         mesh.triangles.push_back({std::uint32_t(a), std::uint32_t(b), std::uint32_t(c)});
     };
-    auto inRange = [nPoints](vtkIdType n, const vtkIdType* ids) {
+    std::size_t cell = 0; // for messages: cells counted over polygons, then strips
+    auto requireInRange = [nPoints, &cell](vtkIdType n, const vtkIdType* ids, const char* kind) {
         for (vtkIdType k = 0; k < n; ++k)
-            if (ids[k] < 0 || ids[k] >= nPoints) return false;
-        return true;
+            if (ids[k] < 0 || ids[k] >= nPoints)
+                throw std::runtime_error(std::string(kind) + " " + std::to_string(cell) + " uses point " +
+                                         std::to_string(ids[k]) + ", but there are " + std::to_string(nPoints) + " points");
+        ++cell;
     };
 
     if (vtkCellArray* verts = polyData->GetVerts()) dropped += std::size_t(verts->GetNumberOfCells());
@@ -97,7 +100,8 @@ sph::TriangleMesh toTriangleMesh(vtkPolyData* polyData, std::size_t* droppedCell
         vtkIdType n = 0;
         const vtkIdType* ids = nullptr;
         for (polys->InitTraversal(); polys->GetNextCell(n, ids);) {
-            if (n < 3 || !inRange(n, ids)) {
+            requireInRange(n, ids, "polygon");
+            if (n < 3) {
                 ++dropped;
                 continue;
             }
@@ -138,7 +142,8 @@ sph::TriangleMesh toTriangleMesh(vtkPolyData* polyData, std::size_t* droppedCell
         vtkIdType n = 0;
         const vtkIdType* ids = nullptr;
         for (strips->InitTraversal(); strips->GetNextCell(n, ids);) {
-            if (n < 3 || !inRange(n, ids)) {
+            requireInRange(n, ids, "triangle strip");
+            if (n < 3) {
                 ++dropped;
                 continue;
             }

@@ -20,7 +20,8 @@ namespace atrium::heart {
 
 /// Triangles of `polyData`: triangles are kept as they are, polygons are triangulated
 /// (ear cut, winding kept), triangle strips are decomposed. Vertices, lines and cells
-/// that cannot be triangulated are dropped; their number goes to `droppedCells`.
+/// that cannot be triangulated are dropped; their number goes to `droppedCells`. A cell
+/// that uses a point id out of range throws std::runtime_error naming it.
 /// Every point becomes a vertex with the same index (point ids are kept, also for points
 /// no triangle uses), so a series of meshes with fixed topology keeps its correspondence.
 /// Throws std::invalid_argument for a null input, std::runtime_error for a non-finite

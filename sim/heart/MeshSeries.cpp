@@ -2,6 +2,8 @@
 #include "sim/heart/VtkMessageLog.h"
 
 #include "sim/heart/MeshConversion.h"
+#include "sim/heart/IsolatedVtkReaders.h"
+#include "sim/heart/MeshFileReaders.h"
 #include "sim/heart/SurfaceExtraction.h"
 
 #include <vtkAlgorithm.h>
@@ -9,27 +11,22 @@
 #include <vtkCommand.h>
 #include <vtkDataSet.h>
 #include <vtkExecutive.h>
-#include <vtkGenericDataObjectReader.h>
 #include <vtkCellType.h>
+#include <vtkFloatArray.h>
+#include <vtkIdTypeArray.h>
 #include <vtkGeometryFilter.h>
 #include <vtkIdList.h>
-#include <vtkPoints.h>
 #include <vtkNew.h>
-#include <vtkOBJReader.h>
 #include <vtkOBJWriter.h>
-#include <vtkPLYReader.h>
 #include <vtkPLYWriter.h>
+#include <vtkPoints.h>
 #include <vtkPolyData.h>
-#include <vtkPolyDataReader.h>
 #include <vtkPolyDataWriter.h>
-#include <vtkSTLReader.h>
 #include <vtkSTLWriter.h>
 #include <vtkSmartPointer.h>
+#include <vtkUnsignedCharArray.h>
 #include <vtkUnstructuredGrid.h>
-#include <vtkUnstructuredGridReader.h>
-#include <vtkXMLPolyDataReader.h>
 #include <vtkXMLPolyDataWriter.h>
-#include <vtkXMLUnstructuredGridReader.h>
 
 #include <algorithm>
 #include <array>
@@ -125,76 +122,72 @@ vtkSmartPointer<vtkPolyData> surfaceOf(vtkDataSet* data, VtkMessageLog& log) {
     return geometry->GetOutput();
 }
 
-/// Reads the file's polygonal surface with the VTK reader its format needs; VTK's
-/// messages go to `log`. Returns null when the reader produced nothing.
-vtkSmartPointer<vtkPolyData> readSurface(const fs::path& file, MeshFormat format, VtkMessageLog& log) {
-    const std::string name = file.string();
-    switch (format) {
-    case MeshFormat::VtkLegacy: {
-        vtkNew<vtkGenericDataObjectReader> probe;
-        log.watch(probe);
-        probe->SetFileName(name.c_str());
-        if (probe->IsFilePolyData()) {
-            vtkNew<vtkPolyDataReader> reader;
-            log.watch(reader);
-            reader->SetFileName(name.c_str());
-            reader->Update();
-            return reader->GetOutput();
-        }
-        if (probe->IsFileUnstructuredGrid()) {
-            vtkNew<vtkUnstructuredGridReader> reader;
-            log.watch(reader);
-            reader->SetFileName(name.c_str());
-            reader->Update();
-            vtkUnstructuredGrid* grid = reader->GetOutput();
-            if (grid == nullptr || grid->GetNumberOfPoints() == 0) return nullptr;
-            return surfaceOf(grid, log);
-        }
-        if (log.failed()) throw MeshError(file, "unreadable VTK legacy file: " + log.firstError());
-        throw MeshError(file, "not a VTK legacy POLYDATA or UNSTRUCTURED_GRID file (other dataset types hold no "
-                              "surface mesh)");
-    }
-    case MeshFormat::Vtp: {
-        vtkNew<vtkXMLPolyDataReader> reader;
-        log.watch(reader);
-        reader->SetReaderErrorObserver(&log);
-        reader->SetParserErrorObserver(&log);
-        reader->SetFileName(name.c_str());
-        reader->Update();
-        return reader->GetOutput();
-    }
-    case MeshFormat::Vtu: {
-        vtkNew<vtkXMLUnstructuredGridReader> reader;
-        log.watch(reader);
-        reader->SetReaderErrorObserver(&log);
-        reader->SetParserErrorObserver(&log);
-        reader->SetFileName(name.c_str());
-        reader->Update();
-        vtkUnstructuredGrid* grid = reader->GetOutput();
-        if (grid == nullptr || grid->GetNumberOfPoints() == 0) return nullptr;
+vtkSmartPointer<vtkCellArray> cellArray(const CellList& cells) {
+    vtkNew<vtkIdTypeArray> offsets, connectivity;
+    offsets->SetNumberOfValues(vtkIdType(cells.offsets.size()));
+    for (std::size_t i = 0; i < cells.offsets.size(); ++i) offsets->SetValue(vtkIdType(i), vtkIdType(cells.offsets[i]));
+    connectivity->SetNumberOfValues(vtkIdType(cells.indices.size()));
+    for (std::size_t i = 0; i < cells.indices.size(); ++i) connectivity->SetValue(vtkIdType(i), vtkIdType(cells.indices[i]));
+    auto array = vtkSmartPointer<vtkCellArray>::New();
+    array->SetData(offsets, connectivity);
+    return array;
+}
+
+/// The surface of what Atrium's own readers found (MeshFileReaders.h): its polygons and
+/// strips, or the surface of its unstructured grid.
+vtkSmartPointer<vtkPolyData> surfaceOf(const MeshFileData& data, VtkMessageLog& log) {
+    vtkNew<vtkFloatArray> coordinates;
+    coordinates->SetNumberOfComponents(3);
+    coordinates->SetNumberOfTuples(vtkIdType(data.points.size()));
+    if (!data.points.empty())
+        std::memcpy(coordinates->GetPointer(0), data.points.data(), data.points.size() * sizeof(sph::Vec3));
+    vtkNew<vtkPoints> points;
+    points->SetData(coordinates);
+    if (data.unstructuredGrid) {
+        vtkNew<vtkUnsignedCharArray> types;
+        types->SetNumberOfValues(vtkIdType(data.cellTypes.size()));
+        for (std::size_t i = 0; i < data.cellTypes.size(); ++i) types->SetValue(vtkIdType(i), data.cellTypes[i]);
+        vtkNew<vtkUnstructuredGrid> grid;
+        grid->SetPoints(points);
+        grid->SetCells(types, cellArray(data.volumeCells));
         return surfaceOf(grid, log);
     }
-    case MeshFormat::Stl: {
-        vtkNew<vtkSTLReader> reader;
-        log.watch(reader);
-        reader->SetFileName(name.c_str());
-        reader->Update();
-        return reader->GetOutput();
-    }
-    case MeshFormat::Obj: {
-        vtkNew<vtkOBJReader> reader;
-        log.watch(reader);
-        reader->SetFileName(name.c_str());
-        reader->Update();
-        return reader->GetOutput();
-    }
+    auto poly = vtkSmartPointer<vtkPolyData>::New();
+    poly->SetPoints(points);
+    poly->SetPolys(cellArray(data.polygons));
+    if (data.strips.size() > 0) poly->SetStrips(cellArray(data.strips));
+    return poly;
+}
+
+/// Reads the file's polygonal surface: PLY, OBJ, STL and VTK legacy files with Atrium's
+/// own readers, VTK XML files with VTK's after checkVtkXmlFile; VTK's messages go to
+/// `log`. Returns null when the reader produced nothing.
+vtkSmartPointer<vtkPolyData> readSurface(const fs::path& file, MeshFormat format, VtkMessageLog& log,
+                                         std::size_t& droppedCells) {
+    const std::string name = file.string();
+    const auto checkXml = [&](const char* type) {
+        try {
+            checkVtkXmlFile(file, type);
+        } catch (const std::runtime_error& e) {
+            throw MeshError(file, e.what());
+        }
+    };
+    switch (format) {
+    case MeshFormat::VtkLegacy:
+    case MeshFormat::Stl:
+    case MeshFormat::Obj:
     case MeshFormat::Ply: {
-        vtkNew<vtkPLYReader> reader;
-        log.watch(reader);
-        if (!reader->CanReadFile(name.c_str())) throw MeshError(file, "not a PLY file (no valid PLY header)");
-        reader->SetFileName(name.c_str());
-        reader->Update();
-        return reader->GetOutput();
+        const MeshFileData data = readMeshFileData(file);
+        droppedCells = data.droppedCells;
+        return surfaceOf(data, log);
+    }
+    case MeshFormat::Vtp:
+    case MeshFormat::Vtu: {
+        const bool grid = format == MeshFormat::Vtu;
+        checkXml(grid ? "UnstructuredGrid" : "PolyData");
+        MeshFileData data = readVtkXmlMeshIsolated(file, grid, log.isolatedMessages);
+        droppedCells = data.droppedCells;
+        return surfaceOf(data, log);
     }
     }
     return nullptr;
@@ -224,7 +217,8 @@ RawMesh readRaw(const fs::path& file, MeshReadReport* report) {
     const MeshFormat format = meshFormatFor(file);
     requireReadableFile(file);
     vtkNew<VtkMessageLog> log;
-    vtkSmartPointer<vtkPolyData> surface = readSurface(file, format, *log);
+    std::size_t droppedByReader = 0;
+    vtkSmartPointer<vtkPolyData> surface = readSurface(file, format, *log, droppedByReader);
     if (surface == nullptr || surface->GetNumberOfPoints() == 0) {
         if (log->failed()) throw MeshError(file, "unreadable " + formatName(format) + " file: " + log->firstError());
         throw MeshError(file, "empty mesh: the file holds no points");
@@ -233,6 +227,7 @@ RawMesh readRaw(const fs::path& file, MeshReadReport* report) {
     std::size_t dropped = 0;
     try {
         raw.mesh = toTriangleMesh(surface, &dropped);
+        dropped += droppedByReader;
     } catch (const std::exception& e) {
         throw MeshError(file, std::string("unusable mesh: ") + e.what());
     }

@@ -5,10 +5,12 @@
 // Formats (by extension, case-insensitive): VTK legacy .vtk (POLYDATA or
 // UNSTRUCTURED_GRID; the surface of an unstructured grid is taken with
 // vtkGeometryFilter), VTK XML .vtp and .vtu, .stl, .obj, .ply. Units are millimetres
-// (no conversion is applied). VTK's own error and warning output is captured: a file
-// on which VTK complains but that still yields a triangle mesh is accepted and the
-// messages are kept in the report (VTK 9.1 reports "Unsupported point attribute type"
-// on legacy files with attribute sections it does not know, and then reads the mesh).
+// (no conversion is applied). PLY, OBJ, STL and VTK legacy files are read by Atrium's own
+// parsers, which check every declared size before allocating (MeshFileReaders.h); VTK
+// XML files are checked, then read by VTK in a child process (IsolatedVtkReaders.h).
+// VTK's own error and warning output is captured: a VTK XML file on which VTK complains
+// but that still yields a triangle mesh is accepted and the messages are kept in the
+// report.
 //
 // Every mesh is cleaned (cleanMesh): points on open edges (seams) closer than a
 // tolerance are merged, collapsed and duplicated triangles dropped (and coincident pairs

@@ -1,6 +1,10 @@
 #include "sim/heart/VolumeSeries.h"
 #include "sim/heart/VtkMessageLog.h"
 
+#include "sim/heart/IsolatedVtkReaders.h"
+#include "sim/heart/MeshFileReaders.h"
+#include "sim/io/MemoryBudget.h"
+
 #include <vtkAlgorithm.h>
 #include <vtkCommand.h>
 #include <vtkExecutive.h>
@@ -94,16 +98,26 @@ void requireReadableFile(const fs::path& file) {
     if (const std::string why = unreadableFileReason(file, "volume"); !why.empty()) throw VolumeError(file, why);
 }
 
+/// Refuses a volume whose voxels (as floats, plus the file's samples while converting)
+/// would not fit the memory budget.
+void requireVoxelBudget(const fs::path& file, const Volume& v, std::size_t sampleBytes) {
+    const double bytes = double(v.nx) * double(v.ny) * double(v.nz) * double(sizeof(float) + sampleBytes);
+    if (!io::fitsMemoryBudget(bytes))
+        throw VolumeError(file, "declares " + dimensionsText(v) + " voxels and " + io::overBudgetText(bytes));
+}
+
 /// Copies an image's single-component scalars into a Volume.
 Volume toVolume(vtkImageData* image, const fs::path& file, bool flipRows) {
     if (!image) throw VolumeError(file, "the reader produced no image");
     int extent[6];
     image->GetExtent(extent);
     Volume v;
-    v.nx = extent[1] - extent[0] + 1;
-    v.ny = extent[3] - extent[2] + 1;
-    v.nz = extent[5] - extent[4] + 1;
-    if (v.nx <= 0 || v.ny <= 0 || v.nz <= 0) throw VolumeError(file, "the image holds no voxels");
+    for (int a = 0; a < 3; ++a) {
+        const long long n = static_cast<long long>(extent[2 * a + 1]) - extent[2 * a] + 1;
+        if (n <= 0) throw VolumeError(file, "the image holds no voxels");
+        if (n > (1 << 30)) throw VolumeError(file, "the image is " + std::to_string(n) + " voxels wide");
+        (a == 0 ? v.nx : a == 1 ? v.ny : v.nz) = static_cast<int>(n);
+    }
     double origin[3], spacing[3];
     image->GetOrigin(origin);
     image->GetSpacing(spacing);
@@ -174,15 +188,22 @@ Volume readVti(const fs::path& file) {
     const std::string head = fileHead(file, 512);
     if (head.find("<?xml") == std::string::npos && head.find("<VTKFile") == std::string::npos)
         throw VolumeError(file, "not a VTK XML image file (.vti): no XML header");
-    vtkNew<VtkMessageLog> log;
-    vtkNew<vtkXMLImageDataReader> reader;
-    log->watch(reader);
-    reader->SetReaderErrorObserver(log);
-    reader->SetParserErrorObserver(log);
-    reader->SetFileName(file.string().c_str());
-    reader->Update();
-    if (log->failed()) throw VolumeError(file, "unreadable VTK image file: " + log->firstError());
-    return toVolume(reader->GetOutput(), file, false);
+    try {
+        checkVtkXmlFile(file, "ImageData");
+    } catch (const std::runtime_error& e) {
+        throw VolumeError(file, e.what());
+    }
+    return readVolumeIsolated(file, [&] {
+        vtkNew<VtkMessageLog> log;
+        vtkNew<vtkXMLImageDataReader> reader;
+        log->watch(reader);
+        reader->SetReaderErrorObserver(log);
+        reader->SetParserErrorObserver(log);
+        reader->SetFileName(file.string().c_str());
+        reader->Update();
+        if (log->failed()) throw VolumeError(file, "unreadable VTK image file: " + log->firstError());
+        return toVolume(reader->GetOutput(), file, false);
+    });
 }
 
 // Sample types of raw NRRD/MetaImage data.
@@ -322,7 +343,8 @@ NrrdHeader parseNrrdHeader(const fs::path& file) {
         const std::string value = trimmed(line.substr(colon + 2));
         if (field == "dimension") h.dimension = std::atoi(value.c_str());
         else if (field == "sizes") {
-            for (const double n : numbersIn(value)) h.sizes.push_back(static_cast<long long>(n));
+            for (const double n : numbersIn(value))
+                h.sizes.push_back(n >= 0.0 && n <= double(1 << 30) && n == std::floor(n) ? static_cast<long long>(n) : -1);
         } else if (field == "type") {
             h.typeName = value;
             h.type = nrrdSampleType(value);
@@ -374,7 +396,7 @@ Volume readNrrd(const fs::path& file) {
         v.origin = {static_cast<float>(h.origin[0]), static_cast<float>(h.origin[1]), static_cast<float>(h.origin[2])};
     if (!(v.spacing.x > 0.f && v.spacing.y > 0.f && v.spacing.z > 0.f) || !sph::isFinite(v.spacing))
         throw VolumeError(file, "invalid voxel spacing " + vecText(v.spacing));
-    v.values.resize(v.voxelCount());
+    requireVoxelBudget(file, v, sampleBytes(h.type));
 
     const bool detached = !h.dataFile.empty();
     const bool simpleDetached = detached && h.dataFile.find(' ') == std::string::npos && h.dataFile != "LIST";
@@ -393,6 +415,7 @@ Volume readNrrd(const fs::path& file) {
             throw VolumeError(file, "truncated: " + std::to_string(fileBytes > offset ? fileBytes - offset : 0) +
                                         " bytes of image data for " + dimensionsText(v) + " voxels of " + h.typeName +
                                         " (" + std::to_string(need) + " bytes)");
+        v.values.resize(v.voxelCount());
         std::ifstream in(dataPath, std::ios::binary);
         in.seekg(static_cast<std::streamoff>(offset));
         std::vector<char> bytes(need);
@@ -404,22 +427,40 @@ Volume readNrrd(const fs::path& file) {
     }
 
     // Other encodings (gzip, ascii, file lists): VTK reads the samples, the geometry
-    // comes from the header parsed above.
-    vtkNew<VtkMessageLog> log;
-    vtkNew<vtkNrrdReader> reader;
-    log->watch(reader);
-    reader->SetFileName(file.string().c_str());
-    reader->Update();
-    if (log->failed()) throw VolumeError(file, "unreadable NRRD file: " + log->firstError());
-    vtkImageData* image = reader->GetOutput();
-    vtkDataArray* array = image ? image->GetPointData()->GetScalars() : nullptr;
-    const auto count = static_cast<vtkIdType>(v.voxelCount());
-    if (!array || array->GetNumberOfTuples() * array->GetNumberOfComponents() != count)
-        throw VolumeError(file, "the NRRD data do not hold " + dimensionsText(v) + " samples");
-    const int components = array->GetNumberOfComponents();
-    for (vtkIdType n = 0; n < count; ++n)
-        v.values[static_cast<std::size_t>(n)] = static_cast<float>(array->GetComponent(n / components, static_cast<int>(n % components)));
-    return v;
+    // comes from the header parsed above. gzip stores at most ~1032 bytes in one.
+    {
+        std::error_code ec;
+        const fs::path dataPath = detached && simpleDetached ? file.parent_path() / h.dataFile : file;
+        const auto fileBytes = fs::file_size(dataPath, ec);
+        if (ec) throw VolumeError(file, "its data file " + dataPath.string() + " does not exist");
+        const double stored = double(v.voxelCount()) * double(sampleBytes(h.type));
+        const double ratio = h.encoding == "raw" ? 1.0 : (h.encoding == "ascii" || h.encoding == "text" || h.encoding == "txt") ? 0.5 : 1100.0;
+        if (!detached || simpleDetached)
+            if (stored > double(fileBytes) * ratio)
+                throw VolumeError(file, "truncated or corrupt: " + dimensionsText(v) + " voxels of " + h.typeName + " (" +
+                                            std::to_string(std::uint64_t(stored)) + " bytes) cannot be stored in " +
+                                            std::to_string(fileBytes) + " bytes of " + h.encoding + " data");
+    }
+    return readVolumeIsolated(file, [&] {
+        Volume out = v;
+        out.values.resize(out.voxelCount());
+        vtkNew<VtkMessageLog> log;
+        vtkNew<vtkNrrdReader> reader;
+        log->watch(reader);
+        reader->SetFileName(file.string().c_str());
+        reader->Update();
+        if (log->failed()) throw VolumeError(file, "unreadable NRRD file: " + log->firstError());
+        vtkImageData* image = reader->GetOutput();
+        vtkDataArray* array = image ? image->GetPointData()->GetScalars() : nullptr;
+        const auto count = static_cast<vtkIdType>(out.voxelCount());
+        if (!array || array->GetNumberOfComponents() < 1 || array->GetNumberOfTuples() * array->GetNumberOfComponents() != count)
+            throw VolumeError(file, "the NRRD data do not hold " + dimensionsText(out) + " samples");
+        const int components = array->GetNumberOfComponents();
+        for (vtkIdType n = 0; n < count; ++n)
+            out.values[static_cast<std::size_t>(n)] =
+                static_cast<float>(array->GetComponent(n / components, static_cast<int>(n % components)));
+        return out;
+    });
 }
 
 /// Checks a MetaImage header and the size of its data before metaio reads them (metaio
@@ -447,15 +488,27 @@ void checkMetaImage(const fs::path& file) {
     const std::vector<double> dims = numbersIn(fields["DimSize"]);
     if (std::atoi(fields["NDims"].c_str()) != 3 || dims.size() != 3)
         throw VolumeError(file, "expected a 3D MetaImage (NDims = 3), found NDims = " + fields["NDims"]);
-    std::size_t need = 0;
+    double voxels = 1.0;
+    for (const double n : dims) {
+        if (!(n >= 1.0 && n <= double(1 << 30) && n == std::floor(n)))
+            throw VolumeError(file, "invalid MetaImage DimSize '" + fields["DimSize"] + "'");
+        voxels *= n;
+    }
+    const SampleType type = metaSampleType(fields["ElementType"]);
+    const int channels = fields.count("ElementNumberOfChannels") ? std::atoi(fields["ElementNumberOfChannels"].c_str()) : 1;
+    if (channels < 1 || channels > 16)
+        throw VolumeError(file, "invalid ElementNumberOfChannels '" + fields["ElementNumberOfChannels"] + "'");
+    const double stored = voxels * double(sampleBytes(type)) * channels;
+    if (!io::fitsMemoryBudget(stored + 4.0 * voxels))
+        throw VolumeError(file, "declares " + fields["DimSize"] + " voxels and " + io::overBudgetText(stored + 4.0 * voxels));
+    double need = 0.0;
     const bool compressed = fields["CompressedData"] == "True" || fields["CompressedData"] == "true";
     if (compressed) {
-        if (fields.count("CompressedDataSize")) need = static_cast<std::size_t>(std::atoll(fields["CompressedDataSize"].c_str()));
+        // zlib stores at most ~1032 bytes in one.
+        need = fields.count("CompressedDataSize") ? std::atof(fields["CompressedDataSize"].c_str()) : stored / 1100.0;
+        need = std::max(need, stored / 1100.0);
     } else {
-        const SampleType type = metaSampleType(fields["ElementType"]);
-        const int channels = fields.count("ElementNumberOfChannels") ? std::atoi(fields["ElementNumberOfChannels"].c_str()) : 1;
-        need = static_cast<std::size_t>(dims[0] * dims[1] * dims[2]) * sampleBytes(type) *
-               static_cast<std::size_t>(std::max(channels, 1));
+        need = stored;
     }
     std::error_code ec;
     std::uintmax_t available = 0;
@@ -468,20 +521,22 @@ void checkMetaImage(const fs::path& file) {
     } else {
         return; // file lists and patterns: left to metaio
     }
-    if (available < need)
-        throw VolumeError(file, "truncated: " + std::to_string(available) + " of " + std::to_string(need) +
+    if (double(available) < need)
+        throw VolumeError(file, "truncated: " + std::to_string(available) + " of " + std::to_string(std::uint64_t(need)) +
                                     " bytes of image data");
 }
 
 Volume readMetaImage(const fs::path& file) {
     checkMetaImage(file);
-    vtkNew<VtkMessageLog> log;
-    vtkNew<vtkMetaImageReader> reader;
-    log->watch(reader);
-    reader->SetFileName(file.string().c_str());
-    reader->Update();
-    if (log->failed()) throw VolumeError(file, "unreadable MetaImage file: " + log->firstError());
-    return toVolume(reader->GetOutput(), file, false);
+    return readVolumeIsolated(file, [&] {
+        vtkNew<VtkMessageLog> log;
+        vtkNew<vtkMetaImageReader> reader;
+        log->watch(reader);
+        reader->SetFileName(file.string().c_str());
+        reader->Update();
+        if (log->failed()) throw VolumeError(file, "unreadable MetaImage file: " + log->firstError());
+        return toVolume(reader->GetOutput(), file, false);
+    });
 }
 
 void writeVti(const Volume& v, const fs::path& file) {
@@ -819,57 +874,60 @@ Volume readDicomVolume(const fs::path& directory) {
     if (ec) throw VolumeError(directory, "cannot list the DICOM directory: " + ec.message());
     if (files == 0) throw VolumeError(directory, "empty DICOM directory: it holds no files");
 
-    vtkNew<VtkMessageLog> log;
-    vtkNew<DicomDirectoryReader> reader;
-    log->watch(reader);
-    reader->SetDirectoryName(directory.string().c_str());
-    reader->UpdateInformation();
-    if (reader->GetNumberOfDICOMFileNames() == 0)
-        throw VolumeError(directory, "no readable DICOM image among its " + std::to_string(files) + " files");
-    reader->Update();
-    if (log->failed()) throw VolumeError(directory, "unreadable DICOM series: " + log->firstError());
-    Volume v = toVolume(reader->GetOutput(), directory, true);
-    // VTK's DICOM helper puts the first Pixel Spacing value (0028,0030), which DICOM
-    // defines as the spacing between rows (along y), on x. Swap them back.
-    std::swap(v.spacing.x, v.spacing.y);
+    // VTK's DICOM reader runs in a child process: a corrupt slice cannot crash Atrium.
+    return readVolumeIsolated(directory, [&] {
+        vtkNew<VtkMessageLog> log;
+        vtkNew<DicomDirectoryReader> reader;
+        log->watch(reader);
+        reader->SetDirectoryName(directory.string().c_str());
+        reader->UpdateInformation();
+        if (reader->GetNumberOfDICOMFileNames() == 0)
+            throw VolumeError(directory, "no readable DICOM image among its " + std::to_string(files) + " files");
+        reader->Update();
+        if (log->failed()) throw VolumeError(directory, "unreadable DICOM series: " + log->firstError());
+        Volume v = toVolume(reader->GetOutput(), directory, true);
+        // VTK's DICOM helper puts the first Pixel Spacing value (0028,0030), which DICOM
+        // defines as the spacing between rows (along y), on x. Swap them back.
+        std::swap(v.spacing.x, v.spacing.y);
 
-    // Origin: Image Position (Patient) of the first slice along the slice normal. The
-    // reader keeps only the last header it parsed, so read the end slices' headers alone.
-    struct SliceHeader {
-        sph::Vec3 position, normal;
-        bool ok = false;
-    };
-    const auto header = [](const char* file) {
-        vtkNew<VtkMessageLog> headerLog;
-        vtkNew<vtkDICOMImageReader> single;
-        headerLog->watch(single);
-        single->SetFileName(file);
-        single->UpdateInformation();
-        SliceHeader h;
-        const float* p = single->GetImagePositionPatient();
-        const float* o = single->GetImageOrientationPatient();
-        if (headerLog->failed() || !p || !o) return h;
-        h.position = {p[0], p[1], p[2]};
-        h.normal = sph::cross({o[0], o[1], o[2]}, {o[3], o[4], o[5]});
-        if (sph::lengthSquared(h.normal) < 1e-6f) h.normal = {0.f, 0.f, 1.f};
-        h.ok = true;
-        return h;
-    };
-    const int slices = reader->GetNumberOfDICOMFileNames();
-    const SliceHeader first = header(reader->GetDICOMFileName(0));
-    const SliceHeader last = header(reader->GetDICOMFileName(slices - 1));
-    if (first.ok) v.origin = first.position;
-    if (first.ok && last.ok && slices > 1 &&
-        sph::dot(last.position - first.position, first.normal) < 0.f) {
-        // Sorted against the normal: put slice k at origin + k * spacing along +normal.
-        const std::size_t sliceSize = static_cast<std::size_t>(v.nx) * static_cast<std::size_t>(v.ny);
-        for (int k = 0; k < v.nz / 2; ++k)
-            std::swap_ranges(v.values.begin() + static_cast<std::ptrdiff_t>(v.index(0, 0, k)),
-                             v.values.begin() + static_cast<std::ptrdiff_t>(v.index(0, 0, k) + sliceSize),
-                             v.values.begin() + static_cast<std::ptrdiff_t>(v.index(0, 0, v.nz - 1 - k)));
-        v.origin = last.position;
-    }
-    return v;
+        // Origin: Image Position (Patient) of the first slice along the slice normal. The
+        // reader keeps only the last header it parsed, so read the end slices' headers alone.
+        struct SliceHeader {
+            sph::Vec3 position, normal;
+            bool ok = false;
+        };
+        const auto header = [](const char* file) {
+            vtkNew<VtkMessageLog> headerLog;
+            vtkNew<vtkDICOMImageReader> single;
+            headerLog->watch(single);
+            single->SetFileName(file);
+            single->UpdateInformation();
+            SliceHeader h;
+            const float* p = single->GetImagePositionPatient();
+            const float* o = single->GetImageOrientationPatient();
+            if (headerLog->failed() || !p || !o) return h;
+            h.position = {p[0], p[1], p[2]};
+            h.normal = sph::cross({o[0], o[1], o[2]}, {o[3], o[4], o[5]});
+            if (sph::lengthSquared(h.normal) < 1e-6f) h.normal = {0.f, 0.f, 1.f};
+            h.ok = true;
+            return h;
+        };
+        const int slices = reader->GetNumberOfDICOMFileNames();
+        const SliceHeader first = header(reader->GetDICOMFileName(0));
+        const SliceHeader last = header(reader->GetDICOMFileName(slices - 1));
+        if (first.ok) v.origin = first.position;
+        if (first.ok && last.ok && slices > 1 &&
+            sph::dot(last.position - first.position, first.normal) < 0.f) {
+            // Sorted against the normal: put slice k at origin + k * spacing along +normal.
+            const std::size_t sliceSize = static_cast<std::size_t>(v.nx) * static_cast<std::size_t>(v.ny);
+            for (int k = 0; k < v.nz / 2; ++k)
+                std::swap_ranges(v.values.begin() + static_cast<std::ptrdiff_t>(v.index(0, 0, k)),
+                                 v.values.begin() + static_cast<std::ptrdiff_t>(v.index(0, 0, k) + sliceSize),
+                                 v.values.begin() + static_cast<std::ptrdiff_t>(v.index(0, 0, v.nz - 1 - k)));
+            v.origin = last.position;
+        }
+        return v;
+    });
 }
 
 std::vector<fs::path> writeVolumeSeries(const VolumeSeries& series, const std::string& pattern,

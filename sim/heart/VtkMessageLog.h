@@ -37,13 +37,15 @@ public:
     std::string firstError() const { return errors.empty() ? std::string{} : errors.front(); }
     /// Every message, prefixed "VTK error: " or "VTK warning: ".
     std::vector<std::string> all() const {
-        std::vector<std::string> out;
+        std::vector<std::string> out = isolatedMessages;
         for (const auto& e : errors) out.push_back("VTK error: " + e);
         for (const auto& w : warnings) out.push_back("VTK warning: " + w);
         return out;
     }
 
     std::vector<std::string> errors, warnings;
+    /// Messages of a reader that ran in a child process (IsolatedVtkReaders.h), already prefixed.
+    std::vector<std::string> isolatedMessages;
 
 private:
     // VTK prefixes "[ERROR: In file, line N] ClassName (0x1234): "; keep the message.

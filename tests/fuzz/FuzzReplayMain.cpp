@@ -3,12 +3,17 @@
 // named there) through LLVMFuzzerTestOneInput, followed - unless --no-mutations is
 // given - by deterministic mutations of each: every truncation, byte substitutions,
 // replacements of number and string tokens by awkward values, and line deletions and
-// duplications. Any exception escaping the target is a failure: the input is written
-// to fuzz-failure-N.bin in the current directory and the exit status is 1.
+// duplications. Any exception escaping the target, and any input that takes more than
+// 5 s, is a failure: the input is written to fuzz-failure-N.bin in the current directory
+// and the exit status is 1.
 //
-// usage: <replay> [--no-mutations] PATH...
+// With --max-runs N, an evenly spread sample of about N mutations runs (for targets whose
+// runs are slow, such as readers that run in a child process).
+//
+// usage: <replay> [--no-mutations] [--max-runs N] PATH...
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -29,9 +34,18 @@ namespace {
 struct Replay {
     std::size_t runs = 0;
     std::size_t failures = 0;
+    std::size_t offered = 0;  // mutations offered, of which every `stride`-th runs
+    std::size_t stride = 1;
+    bool countOnly = false;
+
+    /// A mutation: run when it falls on the stride (every one by default).
+    void mutation(const std::string& input, const std::string& what) {
+        if (offered++ % stride == 0 && !countOnly) run(input, what);
+    }
 
     void run(const std::string& input, const std::string& what) {
         ++runs;
+        const auto start = std::chrono::steady_clock::now();
         try {
             LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(input.data()), input.size());
         } catch (const std::exception& e) {
@@ -39,7 +53,11 @@ struct Replay {
         } catch (...) {
             fail(input, what, "unknown exception");
         }
+        // An input that takes seconds is a hang in the making: a failure too.
+        const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (seconds > kSlowSeconds) fail(input, what, "took " + std::to_string(seconds) + " s");
     }
+    static constexpr double kSlowSeconds = 5.0;
 
     void fail(const std::string& input, const std::string& what, const std::string& message) {
         const std::string file = "fuzz-failure-" + std::to_string(failures++) + ".bin";
@@ -63,7 +81,7 @@ void mutate(Replay& replay, const std::string& input, const std::string& name) {
     const std::size_t n = input.size();
     // Every truncation (large inputs: a bounded number of them).
     const std::size_t cutStride = std::max<std::size_t>(1, n / 4096);
-    for (std::size_t len = 0; len < n; len += cutStride) replay.run(input.substr(0, len), name + " truncated to " + std::to_string(len));
+    for (std::size_t len = 0; len < n; len += cutStride) replay.mutation(input.substr(0, len), name + " truncated to " + std::to_string(len));
 
     // Byte substitutions: at each position, four replacements chosen deterministically.
     static constexpr char kBytes[] = {'\0', '"', '{', '}', '[', ']', ',', ':', '-', '0', '9', 'e', '.', ' ',
@@ -75,7 +93,7 @@ void mutate(Replay& replay, const std::string& input, const std::string& name) {
             std::string m = input;
             m[i] = kBytes[(i * 7 + k * 11) % kCount];
             if (m[i] == input[i]) m[i] = char(input[i] ^ 0x20);
-            replay.run(m, name + " byte " + std::to_string(i) + " -> " + std::to_string(int(static_cast<unsigned char>(m[i]))));
+            replay.mutation(m, name + " byte " + std::to_string(i) + " -> " + std::to_string(int(static_cast<unsigned char>(m[i]))));
         }
     }
 
@@ -92,18 +110,18 @@ void mutate(Replay& replay, const std::string& input, const std::string& name) {
             while (j < n && input[j] != '"') j += input[j] == '\\' ? 2 : 1;
             j = std::min(j + 1, n);
             const std::string before = input.substr(0, i), after = input.substr(j);
-            for (const auto& s : kStrings) replay.run(before + s + after, name + " string at " + std::to_string(i) + " -> " + s);
+            for (const auto& s : kStrings) replay.mutation(before + s + after, name + " string at " + std::to_string(i) + " -> " + s);
             if (j - i > 3) { // a typo: drop one character of the string
                 std::string typo = input;
                 typo.erase(i + 1 + (j - i - 2) / 2, 1);
-                replay.run(typo, name + " typo at " + std::to_string(i));
+                replay.mutation(typo, name + " typo at " + std::to_string(i));
             }
             i = j;
         } else if (isNumberChar(input[i]) && input[i] != 'e' && input[i] != 'E') {
             std::size_t j = i;
             while (j < n && isNumberChar(input[j])) ++j;
             const std::string before = input.substr(0, i), after = input.substr(j);
-            for (const auto& v : kValues) replay.run(before + v + after, name + " number at " + std::to_string(i) + " -> " + v);
+            for (const auto& v : kValues) replay.mutation(before + v + after, name + " number at " + std::to_string(i) + " -> " + v);
             i = j;
         } else {
             ++i;
@@ -129,8 +147,8 @@ void mutate(Replay& replay, const std::string& input, const std::string& name) {
                 doubled += lines[l];
                 if (l == drop) doubled += lines[l];
             }
-            replay.run(deleted, name + " without line " + std::to_string(drop + 1));
-            replay.run(doubled, name + " with line " + std::to_string(drop + 1) + " twice");
+            replay.mutation(deleted, name + " without line " + std::to_string(drop + 1));
+            replay.mutation(doubled, name + " with line " + std::to_string(drop + 1) + " twice");
         }
     }
 }
@@ -139,10 +157,12 @@ void mutate(Replay& replay, const std::string& input, const std::string& name) {
 
 int main(int argc, char** argv) {
     bool mutations = true;
+    std::size_t maxRuns = 0;
     std::vector<std::filesystem::path> files;
     for (int a = 1; a < argc; ++a) {
         const std::string arg = argv[a];
         if (arg == "--no-mutations") { mutations = false; continue; }
+        if (arg == "--max-runs" && a + 1 < argc) { maxRuns = std::stoul(argv[++a]); continue; }
         const std::filesystem::path p(arg);
         if (std::filesystem::is_directory(p)) {
             for (const auto& e : std::filesystem::directory_iterator(p))
@@ -155,11 +175,18 @@ int main(int argc, char** argv) {
         }
     }
     if (files.empty()) {
-        std::cerr << "usage: " << (argc > 0 ? argv[0] : "replay") << " [--no-mutations] CORPUS_DIR_OR_FILE...\n";
+        std::cerr << "usage: " << (argc > 0 ? argv[0] : "replay") << " [--no-mutations] [--max-runs N] CORPUS_DIR_OR_FILE...\n";
         return 2;
     }
     std::sort(files.begin(), files.end());
     Replay replay;
+    if (mutations && maxRuns > 0) {
+        // Count the mutations first, then run an evenly spread sample of them.
+        Replay counter;
+        counter.countOnly = true;
+        for (const auto& file : files) mutate(counter, readFile(file), file.filename().string());
+        replay.stride = std::max<std::size_t>(1, (counter.offered + maxRuns - 1) / maxRuns);
+    }
     for (const auto& file : files) {
         const std::string input = readFile(file);
         const std::string name = file.filename().string();

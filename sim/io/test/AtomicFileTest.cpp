@@ -1,0 +1,129 @@
+#include "sim/io/AtomicFile.h"
+
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <sstream>
+
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace atrium;
+namespace fs = std::filesystem;
+
+namespace {
+
+struct TempDir {
+    fs::path path = fs::temp_directory_path() / ("atrium_io_" + std::to_string(::getpid()) + "_" +
+                                                 std::to_string(std::random_device{}()));
+    TempDir() { fs::create_directories(path); }
+    ~TempDir() {
+        std::error_code ec;
+        fs::remove_all(path, ec);
+    }
+};
+
+std::string slurp(const fs::path& p) {
+    std::ifstream in(p, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::size_t entries(const fs::path& dir) {
+    return std::size_t(std::distance(fs::directory_iterator(dir), fs::directory_iterator{}));
+}
+
+} // namespace
+
+TEST(AtomicFile, ReplacesTheTargetWholeAndLeavesNoTemporary) {
+    TempDir dir;
+    const fs::path file = dir.path / "sub" / "index.pvd";
+    io::writeFileAtomically(file, "first");
+    io::writeFileAtomically(file, "second version");
+    EXPECT_EQ(slurp(file), "second version");
+    EXPECT_EQ(entries(file.parent_path()), 1u);
+}
+
+TEST(AtomicFile, TemporaryKeepsTheExtensionAndIsRemovedWithoutCommit) {
+    TempDir dir;
+    fs::path temp;
+    {
+        io::AtomicFile atomic(dir.path / "snap.vtp");
+        temp = atomic.temporary();
+        EXPECT_EQ(temp.extension(), ".vtp");
+        EXPECT_TRUE(io::isTemporaryName(temp.filename().string()));
+        std::ofstream(temp) << "partial";
+    }
+    EXPECT_FALSE(fs::exists(temp));
+    EXPECT_FALSE(fs::exists(dir.path / "snap.vtp"));
+}
+
+TEST(AtomicFile, CommitRefusesAShortOrUnfinishedFileAndKeepsTheOldOne) {
+    TempDir dir;
+    const fs::path file = dir.path / "a.vtp";
+    io::writeFileAtomically(file, "old whole file</VTKFile>\n");
+    {
+        io::AtomicFile atomic(file);
+        std::ofstream(atomic.temporary()) << "<VTKFile> trunc";
+        try {
+            atomic.commit(1, "</VTKFile>\n");
+            FAIL() << "an unfinished file was committed";
+        } catch (const io::WriteError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind(file.string(), 0), 0u) << e.what();
+            EXPECT_EQ(e.file(), file);
+        }
+    }
+    {
+        io::AtomicFile atomic(file);
+        std::ofstream(atomic.temporary()) << "1234";
+        EXPECT_THROW(atomic.commit(100), io::WriteError);
+    }
+    EXPECT_EQ(slurp(file), "old whole file</VTKFile>\n");
+    EXPECT_EQ(entries(dir.path), 1u);
+}
+
+TEST(AtomicFile, AFullDiskIsAWriteErrorNamingTheFile) {
+    // RLIMIT_FSIZE makes writes past 1000 bytes fail as on a full disk, in a child.
+    TempDir dir;
+    const fs::path file = dir.path / "big.bin";
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{1000, 1000};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            io::writeFileAtomically(file, std::string(100000, 'x'));
+        } catch (const io::WriteError& e) {
+            ::_exit(std::string(e.what()).rfind(file.string(), 0) == 0 ? 4 : 5);
+        }
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 4);
+    EXPECT_FALSE(fs::exists(file));
+    EXPECT_EQ(entries(dir.path), 0u) << "the temporary was left behind";
+}
+
+TEST(AtomicFile, StaleTemporariesOfDeadProcessesAreRemoved) {
+    TempDir dir;
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0); // a pid that no longer runs
+    const fs::path dead = dir.path / ("heart-1.tmp-" + std::to_string(child) + "-00ab.atriumheart");
+    const fs::path mine = dir.path / ("heart-2.tmp-" + std::to_string(::getpid()) + "-00cd.atriumheart");
+    const fs::path other = dir.path / "heart-3.atriumheart";
+    for (const auto& p : {dead, mine, other}) std::ofstream(p) << "x";
+    EXPECT_EQ(io::removeStaleTemporaries(dir.path), 1u);
+    EXPECT_FALSE(fs::exists(dead));
+    EXPECT_TRUE(fs::exists(mine));
+    EXPECT_TRUE(fs::exists(other));
+    EXPECT_FALSE(io::isTemporaryName("particles_00000010.vtp"));
+}
