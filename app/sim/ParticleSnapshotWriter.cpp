@@ -1,16 +1,19 @@
 #include "app/sim/ParticleSnapshotWriter.h"
 
+#include "sim/io/AtomicFile.h"
+
 #include <vtkCellArray.h>
 #include <vtkFloatArray.h>
 #include <vtkNew.h>
 #include <vtkPointData.h>
 #include <vtkPoints.h>
 #include <vtkPolyData.h>
+#include <vtkErrorCode.h>
 #include <vtkXMLPolyDataWriter.h>
 
 #include <cmath>
 #include <cstdio>
-#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 namespace atrium::app {
@@ -18,7 +21,8 @@ namespace atrium::app {
 ParticleSnapshotWriter::ParticleSnapshotWriter(std::filesystem::path directory) : directory_(std::move(directory)) {
     std::error_code ec;
     std::filesystem::create_directories(directory_, ec);
-    if (ec) throw std::runtime_error(directory_.string() + ": cannot create output directory: " + ec.message());
+    if (ec) throw io::WriteError(directory_, "cannot create the output directory: " + ec.message());
+    io::removeStaleTemporaries(directory_); // left by a run that was killed mid-write
 }
 
 std::filesystem::path ParticleSnapshotWriter::write(const sph::HostParticles& particles, std::uint64_t step, double time) {
@@ -99,21 +103,30 @@ std::filesystem::path ParticleSnapshotWriter::writePolyData(vtkPolyData* polyDat
     char name[64];
     std::snprintf(name, sizeof name, "%s_%08llu.vtp", prefix, static_cast<unsigned long long>(step));
     const std::filesystem::path file = directory_ / name;
-    vtkNew<vtkXMLPolyDataWriter> writer;
-    writer->SetFileName(file.string().c_str());
-    writer->SetInputData(polyData);
-    writer->SetDataModeToAppended();
-    writer->SetCompressorTypeToZLib();
-    if (writer->Write() != 1) throw std::runtime_error(file.string() + ": failed to write " + prefix + " snapshot");
+    {
+        // VTK's return value misses a full disk; its error code and the file's end do not.
+        io::AtomicFile atomic(file);
+        vtkNew<vtkXMLPolyDataWriter> writer;
+        writer->SetFileName(atomic.temporary().c_str());
+        writer->SetInputData(polyData);
+        writer->SetDataModeToAppended();
+        writer->SetCompressorTypeToZLib();
+        const int ok = writer->Write();
+        if (ok != 1 || writer->GetErrorCode() != vtkErrorCode::NoError)
+            throw io::WriteError(file, std::string("cannot write the ") + prefix + " snapshot: " +
+                                           vtkErrorCode::GetStringFromErrorCode(writer->GetErrorCode()) +
+                                           " (disk full or not writable?)");
+        atomic.commit(64, "</VTKFile>\n");
+    }
     collection.emplace_back(time, name);
 
-    const std::filesystem::path list = directory_ / collectionName;
-    std::ofstream out(list);
-    out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
+    // The index is replaced whole, so a kill never loses the snapshots listed before.
+    std::ostringstream list;
+    list << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\">\n  <Collection>\n";
     for (const auto& [t, n] : collection)
-        out << "    <DataSet timestep=\"" << t << "\" part=\"0\" file=\"" << n << "\"/>\n";
-    out << "  </Collection>\n</VTKFile>\n";
-    if (!out) throw std::runtime_error(list.string() + ": failed to write the ParaView collection");
+        list << "    <DataSet timestep=\"" << t << "\" part=\"0\" file=\"" << n << "\"/>\n";
+    list << "  </Collection>\n</VTKFile>\n";
+    io::writeFileAtomically(directory_ / collectionName, list.str());
     return file;
 }
 

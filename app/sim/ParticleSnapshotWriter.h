@@ -2,7 +2,10 @@
 // Writes particle snapshots as VTK XML PolyData (.vtp, one vertex per particle with
 // velocity, speed, density and pressure arrays) and a ParaView collection (.pvd) that
 // lists them with their simulated times; likewise the moving wall's mesh, if any, and a
-// display-only shell.
+// display-only shell. Every file is written through a temporary file renamed into place
+// and checked (VTK's error code, the file's closing tag): a full disk or a kill leaves the
+// earlier files and the index of every earlier snapshot intact, and throws io::WriteError
+// naming the file.
 
 #include "sim/sph/Backend.h"
 #include "sim/sph/TriangleMesh.h"
@@ -17,7 +20,8 @@ namespace atrium::app {
 
 class ParticleSnapshotWriter {
 public:
-    /// Creates `directory` if needed. Throws std::runtime_error naming it on failure.
+    /// Creates `directory` if needed and removes temporaries a killed run left there.
+    /// Throws io::WriteError naming it on failure.
     explicit ParticleSnapshotWriter(std::filesystem::path directory);
     /// Writes particles_<step>.vtp and rewrites particles.pvd; returns the .vtp path.
     std::filesystem::path write(const sph::HostParticles& particles, std::uint64_t step, double time);

@@ -2,12 +2,16 @@
 #include "app/sim/SimCommands.h"
 #include "sim/sph/Backend.h"
 
+#include <csignal>
 #include <iostream>
 #include <string>
 #include <vector>
 
 int main(int argc, char** argv) {
     using namespace atrium::app;
+    // A file-size limit (ulimit -f) fails the write like a full disk, with exit code 4
+    // naming the file, instead of killing the process.
+    std::signal(SIGXFSZ, SIG_IGN);
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << usage();

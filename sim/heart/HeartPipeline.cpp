@@ -4,6 +4,7 @@
 
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/VolumeSeries.h"
+#include "sim/io/AtomicFile.h"
 
 #include <vtkClipPolyData.h>
 #include <vtkNew.h>
@@ -23,14 +24,12 @@
 #include <limits>
 #include <locale>
 #include <map>
-#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <system_error>
 #include <type_traits>
 #include <utility>
 
-#include <unistd.h>
 
 namespace atrium::heart {
 
@@ -359,27 +358,9 @@ std::string writeCache(const fs::path& file, std::uint64_t key, const std::strin
         data += mesh;
         put(data, fnv1a(kFnvOffset, data.data(), data.size()));
 
-        std::error_code ec;
-        fs::create_directories(file.parent_path(), ec);
-        if (ec) return "cannot create " + file.parent_path().string() + ": " + ec.message();
-        std::random_device rd;
-        const fs::path temp = file.string() + ".tmp-" + std::to_string(::getpid()) + "-" + hex64(rd());
-        {
-            std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-            if (!out) return "cannot create " + temp.string();
-            out.write(data.data(), std::streamsize(data.size()));
-            out.close();
-            if (!out) {
-                fs::remove(temp, ec);
-                return "cannot write " + temp.string();
-            }
-        }
-        fs::rename(temp, file, ec);
-        if (ec) {
-            std::error_code ignored;
-            fs::remove(temp, ignored);
-            return "cannot rename " + temp.string() + " to " + file.string() + ": " + ec.message();
-        }
+        // Temporaries of builds that were killed at the rename (megabytes each) go first.
+        io::removeStaleTemporaries(file.parent_path());
+        io::writeFileAtomically(file, data);
         return {};
     } catch (const std::exception& e) {
         return e.what();

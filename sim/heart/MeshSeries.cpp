@@ -4,6 +4,7 @@
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/IsolatedVtkReaders.h"
 #include "sim/heart/MeshFileReaders.h"
+#include "sim/io/AtomicFile.h"
 #include "sim/heart/SurfaceExtraction.h"
 
 #include <vtkAlgorithm.h>
@@ -36,6 +37,7 @@
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <span>
 #include <system_error>
 #include <unordered_map>
@@ -586,18 +588,19 @@ sph::TriangleMesh readMesh(const fs::path& file, const MeshCleaning& cleaning, M
 void writeMesh(const sph::TriangleMesh& mesh, const fs::path& file) {
     const MeshFormat format = meshFormatFor(file);
     if (mesh.vertices.empty() || mesh.triangles.empty()) throw MeshError(file, "refusing to write an empty mesh");
-    if (file.has_parent_path()) {
-        std::error_code ec;
-        fs::create_directories(file.parent_path(), ec);
-        if (ec) throw MeshError(file, "cannot create the directory: " + ec.message());
-    }
     vtkSmartPointer<vtkPolyData> poly;
     try {
         poly = toPolyData(mesh);
     } catch (const std::exception& e) {
         throw MeshError(file, std::string("cannot convert the mesh: ") + e.what());
     }
-    const std::string name = file.string();
+    std::optional<io::AtomicFile> atomic;
+    try {
+        atomic.emplace(file);
+    } catch (const io::WriteError& e) {
+        throw MeshError(file, e.why());
+    }
+    const std::string name = atomic->temporary().string();
     vtkNew<VtkMessageLog> log;
     // Every writer takes the mesh and the file name; formats differ in their options.
     const auto write = [&](auto writer, auto&& configure) {
@@ -625,6 +628,11 @@ void writeMesh(const sph::TriangleMesh& mesh, const fs::path& file) {
     if (ok != 1 || log->failed())
         throw MeshError(file, "cannot write the " + formatName(format) + " file: " +
                                   (log->failed() ? log->firstError() : std::string("writer failed")));
+    try {
+        atomic->commit(1, format == MeshFormat::Vtp ? "</VTKFile>\n" : "");
+    } catch (const io::WriteError& e) {
+        throw MeshError(file, e.why());
+    }
 }
 
 std::vector<fs::path> writeMeshSeries(const std::vector<sph::TriangleMesh>& phases, const std::string& pattern) {

@@ -3,6 +3,7 @@
 
 #include "sim/heart/IsolatedVtkReaders.h"
 #include "sim/heart/MeshFileReaders.h"
+#include "sim/io/AtomicFile.h"
 #include "sim/io/MemoryBudget.h"
 
 #include <vtkAlgorithm.h>
@@ -373,6 +374,12 @@ NrrdHeader parseNrrdHeader(const fs::path& file) {
     }
     if (!ended && h.dataFile.empty()) throw VolumeError(file, "NRRD header has no blank line before the data");
     h.headerBytes = pos;
+    // The header is text: a control byte in it makes vtkNrrdReader loop forever.
+    if (const auto bad = std::find_if(text.begin(), text.begin() + std::ptrdiff_t(std::min(pos, text.size())),
+                                      [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t'; });
+        bad != text.begin() + std::ptrdiff_t(std::min(pos, text.size())))
+        throw VolumeError(file, "the NRRD header holds a control character (byte " +
+                                    std::to_string(bad - text.begin()) + "): not a text header");
     if (!h.typeName.empty() && h.type == SampleType::Unknown)
         throw VolumeError(file, "unsupported NRRD sample type '" + h.typeName + "'");
     if (h.dimension != 3 || h.sizes.size() != 3)
@@ -484,6 +491,11 @@ void checkMetaImage(const fs::path& file) {
     }
     if (!fields.count("NDims") || dataStart == std::string::npos)
         throw VolumeError(file, "not a MetaImage file: no NDims/ElementDataFile header");
+    if (const auto bad = std::find_if(head.begin(), head.begin() + std::ptrdiff_t(dataStart),
+                                      [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t'; });
+        bad != head.begin() + std::ptrdiff_t(dataStart))
+        throw VolumeError(file, "the MetaImage header holds a control character (byte " +
+                                    std::to_string(bad - head.begin()) + "): not a text header");
     const std::string dataName = fields["ElementDataFile"];
     const std::vector<double> dims = numbersIn(fields["DimSize"]);
     if (std::atoi(fields["NDims"].c_str()) != 3 || dims.size() != 3)
@@ -539,13 +551,13 @@ Volume readMetaImage(const fs::path& file) {
     });
 }
 
-void writeVti(const Volume& v, const fs::path& file) {
+void writeVti(const Volume& v, const fs::path& file, const fs::path& writeTo) {
     auto image = toImage(v);
     vtkNew<VtkMessageLog> log;
     vtkNew<vtkXMLImageDataWriter> writer;
     log->watch(writer);
     writer->SetInputData(image);
-    writer->SetFileName(file.string().c_str());
+    writer->SetFileName(writeTo.string().c_str());
     writer->SetDataModeToAppended();
     writer->EncodeAppendedDataOff();
     // LZ4: CT-like noise makes float voxels nearly incompressible for any lossless codec
@@ -557,8 +569,8 @@ void writeVti(const Volume& v, const fs::path& file) {
                                     (log->failed() ? log->firstError() : std::string("writer failed")));
 }
 
-void writeNrrd(const Volume& v, const fs::path& file) {
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+void writeNrrd(const Volume& v, const fs::path& file, const fs::path& writeTo) {
+    std::ofstream out(writeTo, std::ios::binary | std::ios::trunc);
     if (!out) throw VolumeError(file, "cannot open the file for writing");
     std::ostringstream header;
     header.precision(std::numeric_limits<float>::max_digits10);
@@ -585,13 +597,13 @@ void writeNrrd(const Volume& v, const fs::path& file) {
     if (!out) throw VolumeError(file, "write failed (disk full or not writable?)");
 }
 
-void writeMetaImage(const Volume& v, const fs::path& file) {
+void writeMetaImage(const Volume& v, const fs::path& file, const fs::path& writeTo) {
     auto image = toImage(v);
     vtkNew<VtkMessageLog> log;
     vtkNew<vtkMetaImageWriter> writer;
     log->watch(writer);
     writer->SetInputData(image);
-    writer->SetFileName(file.string().c_str());
+    writer->SetFileName(writeTo.string().c_str());
     if (lowerExtension(file) == ".mhd") {
         fs::path raw = file;
         raw.replace_extension(".raw");
@@ -601,7 +613,7 @@ void writeMetaImage(const Volume& v, const fs::path& file) {
     writer->SetCompression(false);
     writer->Write();
     std::error_code ec;
-    if (log->failed() || !fs::is_regular_file(file, ec) || fs::file_size(file, ec) == 0)
+    if (log->failed() || !fs::is_regular_file(writeTo, ec) || fs::file_size(writeTo, ec) == 0)
         throw VolumeError(file, "cannot write the MetaImage file" +
                                     (log->failed() ? ": " + log->firstError() : std::string{}));
 }
@@ -841,15 +853,19 @@ VolumeFormat volumeFormatFor(const fs::path& file) {
 void writeVolume(const Volume& volume, const fs::path& file) {
     const VolumeFormat format = volumeFormatFor(file);
     requireValidVolume(volume, file);
-    std::error_code ec;
-    if (file.has_parent_path()) {
-        fs::create_directories(file.parent_path(), ec);
-        if (ec) throw VolumeError(file.parent_path(), "cannot create the directory: " + ec.message());
-    }
-    switch (format) {
-    case VolumeFormat::Vti: writeVti(volume, file); break;
-    case VolumeFormat::Nrrd: writeNrrd(volume, file); break;
-    case VolumeFormat::MetaImage: writeMetaImage(volume, file); break;
+    // Through a temporary file, checked and renamed into place: a full disk or a kill
+    // never leaves half a volume under the final name.
+    try {
+        io::AtomicFile atomic(file);
+        switch (format) {
+        case VolumeFormat::Vti: writeVti(volume, file, atomic.temporary()); break;
+        case VolumeFormat::Nrrd: writeNrrd(volume, file, atomic.temporary()); break;
+        case VolumeFormat::MetaImage: writeMetaImage(volume, file, atomic.temporary()); break;
+        }
+        atomic.commit(format == VolumeFormat::Nrrd ? volume.values.size() * sizeof(float) : 1,
+                      format == VolumeFormat::Vti ? "</VTKFile>\n" : "");
+    } catch (const io::WriteError& e) {
+        throw VolumeError(file, e.why());
     }
 }
 

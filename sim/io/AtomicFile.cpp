@@ -43,7 +43,7 @@ std::string syncPath(const fs::path& path, bool directory) {
 } // namespace
 
 WriteError::WriteError(const fs::path& file, const std::string& why)
-    : std::runtime_error(file.string() + ": " + why), file_(file) {}
+    : std::runtime_error(file.string() + ": " + why), file_(file), why_(why) {}
 
 AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
     const fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");

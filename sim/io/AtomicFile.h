@@ -26,9 +26,12 @@ class WriteError : public std::runtime_error {
 public:
     WriteError(const std::filesystem::path& file, const std::string& why);
     const std::filesystem::path& file() const noexcept { return file_; }
+    /// The reason alone, without the path.
+    const std::string& why() const noexcept { return why_; }
 
 private:
     std::filesystem::path file_;
+    std::string why_;
 };
 
 class AtomicFile {

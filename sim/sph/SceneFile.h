@@ -66,7 +66,8 @@ void validateScene(Scene& scene, const std::string& sourceName);
 /// parseScene(sceneToJson(s).dump(), ...) gives back `s` exactly.
 nlohmann::json sceneToJson(const Scene& scene);
 
-/// sceneToJson(scene).dump(2) written to `file`; throws SceneError on I/O errors.
+/// sceneToJson(scene).dump(2) written to `file` whole (a temporary file renamed into
+/// place); throws SceneError on I/O errors.
 void saveSceneFile(const Scene& scene, const std::filesystem::path& file);
 
 } // namespace atrium::sph
