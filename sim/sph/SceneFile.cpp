@@ -3,6 +3,10 @@
 
 #include "sim/sph/SceneFile.h"
 
+#include "sim/io/AtomicFile.h"
+#include "sim/io/MemoryBudget.h"
+#include "sim/sph/GridLimits.h"
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -13,6 +17,7 @@
 #include <functional>
 #include <initializer_list>
 #include <limits>
+#include <optional>
 #include <set>
 #include <span>
 #include <sstream>
@@ -37,9 +42,14 @@ constexpr std::size_t kMaxNesting = 32;                      // JSON nesting dep
 constexpr std::int64_t kMaxSubsteps = 100'000;               // per rendered frame
 constexpr std::int64_t kMaxParticleLimit = 2'147'483'647;    // 32-bit signed particle counts
 constexpr int kMaxSubdivisions = 7;                          // 327 680 triangles
-constexpr double kMaxGridCells = double(1u << 28);           // neighbour grid
 constexpr double kMaxFieldCells = double(1u << 27);          // wall distance field
 constexpr std::uintmax_t kMaxFileBytes = 64u << 20;          // scene files are small
+// Physical ranges (docs/scene-format.md, "Limits").
+constexpr double kMaxKernelSpacings = 5.0;                   // kernelRadius / particleSpacing
+constexpr double kMinDensity = 1.0, kMaxDensity = 1e5;       // kg/m^3: gases to beyond osmium
+constexpr double kMaxSoundSpeed = 1e4;                       // m/s
+constexpr double kMaxViscosity = 1e3;                        // Pa s, far beyond honey
+constexpr double kMaxGravity = 1e3;                          // m/s^2, about 100 g
 
 // ---------------------------------------------------------------------------------
 // Formatting helpers.
@@ -479,6 +489,16 @@ public:
         finite(path, v);
         if (!(v >= 0.f)) fail(path, "must be >= 0 (got " + formatNumber(v) + ")");
     }
+    /// v <= limit; `unit` follows the limit in the message.
+    void atMost(const std::string& path, double v, double limit, const std::string& unit) const {
+        if (!(v <= limit))
+            fail(path, "must be at most " + formatNumber(limit) + " " + unit + " (got " + formatNumber(v) + ")");
+    }
+    void within(const std::string& path, double v, double lo, double hi, const std::string& unit) const {
+        if (!(v >= lo && v <= hi))
+            fail(path, "must be within " + formatNumber(lo) + " to " + formatNumber(hi) + " " + unit + " (got " +
+                           formatNumber(v) + ")");
+    }
     void unitInterval(const std::string& path, float v) const {
         finite(path, v);
         if (!(v >= 0.f && v <= 1.f)) fail(path, "must be in [0, 1] (got " + formatNumber(v) + ")");
@@ -517,11 +537,6 @@ Aabb wallBounds(const WallMeshSpec& w) {
     return {w.center - Vec3{r, r, r}, w.center + Vec3{r, r, r}};
 }
 
-double cellCount(const Aabb& b, double cell) {
-    double n = 1.0;
-    for (int a = 0; a < 3; ++a) n *= std::max(1.0, std::ceil((double(b.hi[a]) - double(b.lo[a])) / cell));
-    return n;
-}
 
 // ---------------------------------------------------------------------------------
 // Parsing with a callback that tracks the JSON Pointer of the value being read (for
@@ -628,6 +643,36 @@ json vec(Vec3 v) { return json::array({number(v.x), number(v.y), number(v.z)}); 
 
 json boxJson(const Aabb& b) { return json{{"min", vec(b.lo)}, {"max", vec(b.hi)}}; }
 
+/// An emitter's disc must lie where particles can be: inside the container, else the
+/// wall sphere, else the domain. (A disc larger than its box emitted nothing, silently.)
+void emitterFits(const Validator& v, const std::string& path, const Emitter& e, const Scene& scene) {
+    const SolverParameters& p = scene.parameters;
+    const Vec3 d = normalized(e.direction);
+    std::optional<Aabb> box = scene.container ? std::optional<Aabb>(scene.container->bounds) : p.domain;
+    if (scene.container || p.domain || scene.wall.kind != WallMeshSpec::Kind::Sphere) {
+        if (!box) return;
+        static constexpr const char* axis[3] = {"x", "y", "z"};
+        for (int a = 0; a < 3; ++a) {
+            // Half the disc's extent along axis a.
+            const double half = double(e.radius) * std::sqrt(std::max(0.0, 1.0 - double(d[a]) * d[a]));
+            const double lo = double(e.position[a]) - half, hi = double(e.position[a]) + half;
+            if (lo < double(box->lo[a]) - 1e-6 * half || hi > double(box->hi[a]) + 1e-6 * half)
+                v.fail(path + "/radius", "the emitter's disc (radius " + formatNumber(e.radius) + " m) reaches outside the " +
+                                             (scene.container ? "container" : "domain") + " along " + axis[a] + " (" +
+                                             formatNumber(float(lo)) + " to " + formatNumber(float(hi)) + " m, the " +
+                                             (scene.container ? "container" : "domain") + " spans " +
+                                             formatNumber(box->lo[a]) + " to " + formatNumber(box->hi[a]) + " m)");
+        }
+        return;
+    }
+    const WallMeshSpec& w = scene.wall;
+    const double reach = double(length(e.position - w.center)) + double(e.radius);
+    if (!(reach <= double(w.radius)))
+        v.fail(path + "/radius", "the emitter's disc (radius " + formatNumber(e.radius) + " m at " +
+                                     formatNumber(length(e.position - w.center)) + " m from the centre) reaches outside the wall sphere (radius " +
+                                     formatNumber(w.radius) + " m)");
+}
+
 } // namespace
 
 // ---------------------------------------------------------------------------------
@@ -665,6 +710,17 @@ void validateScene(Scene& scene, const std::string& sourceName) {
     v.nonNegative(pp + "/viscosity", p.viscosity);
     v.nonNegative(pp + "/artificialViscosity", p.artificialViscosity);
     v.finite(pp + "/gravity", p.gravity);
+    // Physical ranges: outside them the time step collapses (the clock stops) or the
+    // work per step grows without bound.
+    if (!(double(p.kernelRadius) <= kMaxKernelSpacings * double(p.particleSpacing) * (1.0 + 1e-6)))
+        v.fail(pp + "/kernelRadius", "must be at most " + formatNumber(kMaxKernelSpacings) + " x particleSpacing " +
+                                         formatNumber(p.particleSpacing) + " m (got " + formatNumber(p.kernelRadius) +
+                                         " m; every particle would have thousands of neighbours)");
+    v.within(pp + "/referenceDensity", p.referenceDensity, kMinDensity, kMaxDensity, "kg/m^3");
+    if (p.restDensity) v.within(pp + "/restDensity", *p.restDensity, kMinDensity, kMaxDensity, "kg/m^3");
+    v.atMost(pp + "/soundSpeed", p.soundSpeed, kMaxSoundSpeed, "m/s");
+    v.atMost(pp + "/viscosity", p.viscosity, kMaxViscosity, "Pa s");
+    v.atMost(pp + "/gravity", length(p.gravity), kMaxGravity, "m/s^2 (100 g) in magnitude");
     v.finite(pp + "/cflNumber", p.cflNumber);
     if (!(p.cflNumber > 0.f && p.cflNumber <= 1.f))
         v.fail(pp + "/cflNumber", "must be in (0, 1] (got " + formatNumber(p.cflNumber) + ")");
@@ -699,27 +755,52 @@ void validateScene(Scene& scene, const std::string& sourceName) {
         v.positive("/wall/pulsePeriod", w.pulsePeriod);
         v.nonNegative("/wall/fieldCellSize", w.fieldCellSize);
         const double cell = w.fieldCellSize > 0.f ? w.fieldCellSize : p.particleSpacing;
-        const double cells = cellCount(wallBounds(w), cell);
+        const double cells = gridCellCount(wallBounds(w), cell);
         if (cells > kMaxFieldCells)
             v.fail(w.fieldCellSize > 0.f ? "/wall/fieldCellSize" : "/parameters/particleSpacing",
                    "too small for the wall: its distance field would need about " + formatNumber(std::round(cells)) +
                        " cells (limit " + formatNumber(kMaxFieldCells) + ")");
     }
 
-    // Neighbour grid size over the domain (explicit, else the container, else the wall).
-    {
-        std::optional<Aabb> gridBounds = p.domain;
-        if (!gridBounds && scene.container) gridBounds = scene.container->bounds;
-        if (!gridBounds && w.kind == WallMeshSpec::Kind::Sphere) gridBounds = wallBounds(w);
-        if (gridBounds) {
-            const double cells = cellCount(*gridBounds, p.kernelRadius);
-            if (cells > kMaxGridCells)
-                v.fail(pp + "/kernelRadius", "too small for the domain: the neighbour grid would need about " +
-                                                 formatNumber(std::round(cells)) + " cells (limit " +
-                                                 formatNumber(kMaxGridCells) + ")");
-        }
+    for (std::size_t i = 0; i < scene.emitters.size(); ++i) {
+        const std::string path = child("/emitters", i);
+        Emitter& e = scene.emitters[i];
+        v.finite(path + "/position", e.position);
+        v.direction(path + "/direction", e.direction);
+        v.positive(path + "/radius", e.radius);
+        v.positive(path + "/speed", e.speed);
+        v.nonNegative(path + "/rate", e.rate);
+        v.nonNegative(path + "/start", e.start);
+        v.finite(path + "/end", e.end);
+        if (e.end < e.start)
+            v.fail(path + "/end", "must be >= start " + formatNumber(e.start) + " (got " + formatNumber(e.end) + ")");
+        if (scene.container && !scene.container->bounds.contains(e.position))
+            v.fail(path + "/position", "the emitter is outside the container");
+        // Layers leave every particleSpacing / speed seconds; faster than sound is no
+        // weakly compressible flow (and would add thousands of layers a step).
+        if (!(e.speed < p.soundSpeed))
+            v.fail(path + "/speed", "must be below parameters.soundSpeed " + formatNumber(p.soundSpeed) +
+                                        " m/s (got " + formatNumber(e.speed) +
+                                        " m/s; weakly compressible SPH wants about a tenth of it)");
+        emitterFits(v, path, e, scene);
     }
 
+    // The neighbour grid over everything the solver covers (GridLimits.h: the same box and
+    // limit the solver uses).
+    {
+        const Aabb bounds = sceneGridBounds(scene);
+        const double cells = gridCellCount(bounds, p.kernelRadius);
+        // (Non-finite positions are reported below, naming their field.)
+        if (std::isfinite(cells) && cells > kMaxGridCells) {
+            const Vec3 size = bounds.size();
+            v.fail(pp + "/kernelRadius", "too small for the scene's extent (" + formatNumber(size.x) + " x " +
+                                             formatNumber(size.y) + " x " + formatNumber(size.z) +
+                                             " m): the neighbour grid would need about " + formatNumber(std::round(cells)) +
+                                             " cells (limit " + formatNumber(kMaxGridCells) +
+                                             "); raise kernelRadius (with particleSpacing) or set a smaller " +
+                                             (p.domain ? "parameters.domain" : "container"));
+        }
+    }
     double seeded = 0.0;
     for (std::size_t i = 0; i < scene.fluidBlocks.size(); ++i) {
         const std::string path = child("/fluidBlocks", i);
@@ -768,21 +849,14 @@ void validateScene(Scene& scene, const std::string& sourceName) {
                              ", more than maxParticles (" + std::to_string(p.maxParticles) + ")");
     }
 
-    for (std::size_t i = 0; i < scene.emitters.size(); ++i) {
-        const std::string path = child("/emitters", i);
-        Emitter& e = scene.emitters[i];
-        v.finite(path + "/position", e.position);
-        v.direction(path + "/direction", e.direction);
-        v.positive(path + "/radius", e.radius);
-        v.positive(path + "/speed", e.speed);
-        v.nonNegative(path + "/rate", e.rate);
-        v.nonNegative(path + "/start", e.start);
-        v.finite(path + "/end", e.end);
-        if (e.end < e.start)
-            v.fail(path + "/end", "must be >= start " + formatNumber(e.start) + " (got " + formatNumber(e.end) + ")");
-        if (scene.container && !scene.container->bounds.contains(e.position))
-            v.fail(path + "/position", "the emitter is outside the container");
-    }
+    // Memory: the seeded particles, and as many as emitters may add.
+    if (!io::fitsMemoryBudget(seeded * kBytesPerParticle))
+        v.fail("/fluidBlocks", "the fluid blocks would seed about " + formatNumber(std::round(seeded)) +
+                                   " particles, which " + io::overBudgetText(seeded * kBytesPerParticle) +
+                                   "; raise particleSpacing");
+    if (!scene.emitters.empty() && !io::fitsMemoryBudget(double(p.maxParticles) * kBytesPerParticle))
+        v.fail(pp + "/maxParticles", "emitters may add particles up to maxParticles " + std::to_string(p.maxParticles) +
+                                         ", which " + io::overBudgetText(double(p.maxParticles) * kBytesPerParticle));
 
     for (std::size_t i = 0; i < scene.outlets.size(); ++i) {
         const std::string path = child("/outlets", i);
@@ -933,12 +1007,11 @@ json sceneToJson(const Scene& scene) {
 }
 
 void saveSceneFile(const Scene& scene, const std::filesystem::path& file) {
-    const std::string text = sceneToJson(scene).dump(2) + "\n";
-    std::ofstream out(file, std::ios::binary | std::ios::trunc);
-    if (!out) throw SceneError(file.string(), "", "cannot open the file for writing");
-    out << text;
-    out.close();
-    if (!out) throw SceneError(file.string(), "", "error while writing the file");
+    try {
+        io::writeFileAtomically(file, sceneToJson(scene).dump(2) + "\n");
+    } catch (const io::WriteError& e) {
+        throw SceneError(file.string(), "", e.why());
+    }
 }
 
 } // namespace atrium::sph

@@ -4,9 +4,15 @@
 #include "sim/sph/Scene.h"
 #include "sim/sph/Vec3.h"
 
+#include <cstddef>
 #include <vector>
 
 namespace atrium::sph {
+
+/// Largest lattice side (points along one axis) and lattice a seeding function builds;
+/// beyond them they throw std::invalid_argument instead of overflowing an int.
+inline constexpr int kMaxLatticeSide = 1 << 20;
+inline constexpr std::size_t kMaxLatticePoints = std::size_t(1) << 31;
 
 /// Cubic lattice of `spacing` filling `box`: points at lo + (i + 1/2) spacing, so a
 /// block of extent L holds floor(L / spacing) particles per axis and its particles

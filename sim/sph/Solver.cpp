@@ -1,5 +1,6 @@
 #include "sim/sph/Solver.h"
 
+#include "sim/sph/GridLimits.h"
 #include "sim/sph/Seeding.h"
 #include "sim/sph/WallDistanceField.h"
 #include "sim/sph/WallKernelIntegrals.h"
@@ -13,6 +14,9 @@
 
 namespace atrium::sph {
 namespace {
+
+/// Layers one emitter may add in one step (see emit()).
+constexpr double kMaxLayersPerStep = 16.0;
 
 void require(bool ok, const std::string& message) {
     if (!ok) throw std::invalid_argument("scene: " + message);
@@ -34,27 +38,6 @@ void validate(const Scene& scene) {
     require(scene.container || scene.wall.kind != WallMeshSpec::Kind::None,
             "a container or a wall mesh is needed, or particles fall forever");
     require(!scene.fluidBlocks.empty() || !scene.emitters.empty(), "no fluid: add a fluid block or an emitter");
-}
-
-/// Bounds of everything particles may occupy, padded by one kernel radius.
-Aabb sceneBounds(const Scene& scene, const TriangleMesh* wall) {
-    if (scene.parameters.domain) return *scene.parameters.domain;
-    Aabb b{{1e30f, 1e30f, 1e30f}, {-1e30f, -1e30f, -1e30f}};
-    const auto add = [&](Vec3 lo, Vec3 hi) {
-        b.lo = componentMin(b.lo, lo);
-        b.hi = componentMax(b.hi, hi);
-    };
-    if (scene.container) add(scene.container->bounds.lo, scene.container->bounds.hi);
-    if (scene.wall.kind == WallMeshSpec::Kind::Sphere) {
-        const float r = scene.wall.radius * (1.f + std::fabs(scene.wall.pulseAmplitude));
-        add(scene.wall.center - Vec3{r, r, r}, scene.wall.center + Vec3{r, r, r});
-    }
-    if (wall) add(wall->bounds().lo, wall->bounds().hi);
-    for (const FluidBlock& f : scene.fluidBlocks) add(f.bounds.lo, f.bounds.hi);
-    for (const Emitter& e : scene.emitters)
-        add(e.position - Vec3{e.radius, e.radius, e.radius}, e.position + Vec3{e.radius, e.radius, e.radius});
-    const float pad = scene.parameters.kernelRadius;
-    return {b.lo - Vec3{pad, pad, pad}, b.hi + Vec3{pad, pad, pad}};
 }
 
 /// Poyart 2016, 3.5.1: rho0 is the mean density of the initial distribution (eq. 3.1).
@@ -106,19 +89,25 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
     pressureGradientScale_ = 1.f / spikyGradientLatticeSum(p.particleSpacing, p.kernelRadius);
     mass_ = p.referenceDensity * p.particleSpacing * p.particleSpacing * p.particleSpacing;
 
-    const Aabb domain = sceneBounds(scene_, wall);
+    const Aabb domain = sceneGridBounds(scene_, wall);
+    const Vec3 extent = domain.size();
+    // Scene files are refused earlier with the file and field (validateScene); the heart
+    // applications check their blood's grid before building it.
+    const double cellCount = gridCellCount(domain, p.kernelRadius);
+    if (!(cellCount <= kMaxGridCells)) {
+        std::ostringstream m;
+        m << "the neighbour grid would need " << cellCount << " cells (limit " << std::uint64_t(kMaxGridCells) << "): the domain is "
+          << extent.x << " x " << extent.y << " x " << extent.z << " m for a kernel radius of " << p.kernelRadius
+          << " m; use a larger kernelRadius (and particleSpacing) or a smaller domain";
+        throw std::invalid_argument("scene: " + m.str());
+    }
     grid_.origin = domain.lo;
     grid_.cellSize = p.kernelRadius;
-    const Vec3 extent = domain.size();
     const auto cells = [&](float e) { return std::max(1, int(std::ceil(e / p.kernelRadius))); };
     grid_.nx = cells(extent.x);
     grid_.ny = cells(extent.y);
     grid_.nz = cells(extent.z);
     grid_.zOrder = p.zOrder;
-    require(grid_.cellCount() <= std::size_t(64) << 20,
-            "the neighbour grid would need " + std::to_string(grid_.cellCount()) +
-                " cells: the domain is too large for the kernel radius; set parameters.domain or a larger kernelRadius");
-
     if (scene_.wall.kind == WallMeshSpec::Kind::Sphere) {
         wallRestMesh_ = TriangleMesh::icosphere(scene_.wall.center, scene_.wall.radius, scene_.wall.subdivisions);
         updateAnalyticWall();
@@ -289,6 +278,11 @@ void Solver::emit(float dt) {
         const Emitter& e = scene_.emitters[k];
         if (time_ < e.start || time_ >= e.end) continue;
         emitterTravel_[k] += double(e.speed) * dt;
+        // Validation keeps speed below the speed of sound, so a CFL step moves an emitter
+        // less than a kernel radius; the cap keeps a speed set later (setEmitterSpeed)
+        // from adding layers without bound: what is beyond it is not emitted.
+        const double maxTravel = kMaxLayersPerStep * double(p.particleSpacing);
+        if (emitterTravel_[k] > maxTravel) emitterTravel_[k] = maxTravel;
         while (emitterTravel_[k] >= p.particleSpacing) {
             emitterTravel_[k] -= p.particleSpacing;
             // The layer has moved on by the leftover travel since it was due.
@@ -413,7 +407,7 @@ void Solver::setEmitterSpeed(std::size_t index, float speed) {
     if (index >= scene_.emitters.size())
         throw std::out_of_range("setEmitterSpeed: emitter " + std::to_string(index) + " of " +
                                 std::to_string(scene_.emitters.size()));
-    if (!(speed >= 0.f)) throw std::invalid_argument("setEmitterSpeed: speed must be >= 0");
+    if (!(speed >= 0.f) || !std::isfinite(speed)) throw std::invalid_argument("setEmitterSpeed: speed must be finite and >= 0");
     scene_.emitters[index].speed = speed;
 }
 

@@ -215,7 +215,8 @@ TEST(SceneFile, RoundTripKeepsAwkwardFloatsBitExact) {
     s.parameters.kernelRadius = 0.3f;
     s.parameters.maxPressure = 3.3e38f;
     s.parameters.viscosity = 1e-38f;
-    s.parameters.gravity = {1.f / 3.f, -0.f, 16777217.f};
+    s.parameters.gravity = {1.f / 3.f, -0.f, -9.80665f};
+    s.parameters.frameRate = 16777217.f;
     s.parameters.restDensity = 999.9f;
     s.container = BoxContainer{{{-1.f / 7.f, 0.f, 0.f}, {1.f, 2.f / 3.f, 1.f}}, 0.1f};
     s.fluidBlocks.push_back(FluidBlock{{{0.f, 0.1f, 0.2f}, {0.7f, 0.6f, 0.9f}}, {}});
@@ -230,6 +231,7 @@ TEST(SceneFile, RoundTripKeepsAwkwardFloatsBitExact) {
     EXPECT_EQ(bits(back.parameters.viscosity), bits(s.parameters.viscosity));
     EXPECT_EQ(bits(back.parameters.gravity.x), bits(s.parameters.gravity.x));
     EXPECT_EQ(bits(back.parameters.gravity.y), bits(s.parameters.gravity.y)); // -0 stays -0
+    EXPECT_EQ(bits(back.parameters.frameRate), bits(s.parameters.frameRate));
     EXPECT_EQ(back.container->bounds.lo, s.container->bounds.lo);
     EXPECT_EQ(back.container->bounds.hi, s.container->bounds.hi);
     EXPECT_EQ(back.emitters[0].direction, s.emitters[0].direction);
@@ -426,7 +428,8 @@ TEST(SceneFileErrors, SizesThatWouldExhaustMemory) {
     doc["parameters"]["particleSpacing"] = 1e-5;
     doc["parameters"]["kernelRadius"] = 2e-5;
     expectError(doc, "/parameters/kernelRadius", "neighbour grid would need about");
-    doc["parameters"]["kernelRadius"] = 0.02;
+    doc["parameters"]["particleSpacing"] = 1e-3;
+    doc["parameters"]["kernelRadius"] = 5e-3;
     expectError(doc, "/fluidBlocks/0", "more than maxParticles (2000000)");
 }
 
