@@ -40,6 +40,15 @@
 #include <cmath>
 
 namespace atrium::widgets {
+namespace {
+
+// QSettings keys of the heart that is loading or whose blood has not run long enough yet.
+const QString kUnfinishedHeart = "heart/unfinished";
+const QString kUnfinishedWhy = "heart/unfinishedWhy";
+/// Frames with blood after which a loaded heart counts as having come through.
+constexpr int kFramesUntilHeartCameThrough = 60;
+
+} // namespace
 
 MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     : QMainWindow(parent), options_(options), view_(new SceneView(this)), bar_(new ControlBar(view_)),
@@ -85,6 +94,18 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     connect(view_, &SceneView::frameRendered, this, [this] {
         if (secondsToHeart_ == 0.0 && view_->shownSnapshot() && !view_->shownSnapshot()->wallVertexMm.empty())
             secondsToHeart_ = double(QDateTime::currentMSecsSinceEpoch() - startMs_) / 1000.0;
+        // The heart loaded last came through once its blood has been shown for a while;
+        // if its blood failed instead, say so for the next start.
+        if (bloodShownOfMarked_ >= 0) {
+            if (auto* r = view_->runner(); r && r->state() == SimulationRunner::State::Failed) {
+                markUnfinishedHeart(source_, "its blood failed: " + QString::fromStdString(r->failure()).left(300));
+                bloodShownOfMarked_ = -1;
+            } else if (r && r->state() == SimulationRunner::State::Running && view_->shownSnapshot() &&
+                       view_->shownSnapshot()->particles() > 0 && ++bloodShownOfMarked_ > kFramesUntilHeartCameThrough) {
+                clearUnfinishedHeart();
+                bloodShownOfMarked_ = -1;
+            }
+        }
     });
     view_->setBackgroundStatus([this] {
         return QStringList{loader_->statusText(), baker_->statusText()}.filter(QRegularExpression(".")).join(" | ");
@@ -92,10 +113,15 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     connect(loader_, &HeartLoader::loaded, this,
             [this](const std::shared_ptr<const LoadedHeart>& heart) { showLoadedHeart(*heart); });
     connect(loader_, &HeartLoader::cancelled, this, [this] {
+        clearUnfinishedHeart();
+        bloodShownOfMarked_ = -1;
         statusBar()->showMessage(heart_ ? "Loading cancelled: the previous heart goes on" : "Loading cancelled", 6000);
         returnFocusToView();
     });
     connect(loader_, &HeartLoader::failed, this, [this](const QString& error) {
+        if (heart_) clearUnfinishedHeart(); // the previous heart goes on and is the one remembered
+        else markUnfinishedHeart(loadingSource_, "it could not be loaded: " + error.left(300));
+        bloodShownOfMarked_ = -1;
         statusBar()->showMessage("Could not load the heart: " + error);
         Q_EMIT loadFailed(error);
         if (isVisible() && !options_.headless)
@@ -133,6 +159,24 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
         } catch (const std::exception&) {
             source = heart::HeartSource::fromPreset("adult"); // a stale setting is no reason to fail
         }
+        // A heart whose load or blood did not come through last time (Atrium crashed, or it
+        // failed) is not retried at start-up: that could crash every start.
+        const QString unfinished = settings.value(kUnfinishedHeart).toString();
+        if (!unfinished.isEmpty()) {
+            const QString why = settings.value(kUnfinishedWhy, "Atrium stopped while it was loading").toString();
+            source = heart::HeartSource::fromPreset("adult");
+            shell.clear(); // its outer surface belongs to it
+            QTimer::singleShot(0, this, [this, unfinished, why] {
+                const QString text = "The last heart, " + unfinished + ", did not come through last time (" + why +
+                                     "), so the synthetic heart is shown instead. Open it again from the File menu to retry.";
+                statusBar()->showMessage(text);
+                if (isVisible()) {
+                    auto* box = new QMessageBox(QMessageBox::Information, "Atrium", text, QMessageBox::Ok, this);
+                    box->setAttribute(Qt::WA_DeleteOnClose);
+                    box->open();
+                }
+            });
+        }
     }
     if (options.lecture) {
         // The lecture brings its own heart.
@@ -149,10 +193,32 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     QTimer::singleShot(0, this, [this, source, shell] { loadHeart(source, shell); });
 }
 
+void MainWindow::markUnfinishedHeart(const heart::HeartSource& source, const QString& why) const {
+    if (!options_.persistSettings) return;
+    QSettings s;
+    s.setValue(kUnfinishedHeart, sourceLabel(source));
+    if (why.isEmpty()) s.remove(kUnfinishedWhy);
+    else s.setValue(kUnfinishedWhy, why);
+    s.sync(); // on disk before the work that might crash
+}
+
+void MainWindow::clearUnfinishedHeart() const {
+    if (!options_.persistSettings) return;
+    QSettings s;
+    s.remove(kUnfinishedHeart);
+    s.remove(kUnfinishedWhy);
+}
+
 MainWindow::~MainWindow() = default;
 
 void MainWindow::loadHeart(const heart::HeartSource& source, const std::string& shellPattern) {
-    if (!loader_->start(source, shellPattern)) statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
+    if (!loader_->start(source, shellPattern)) {
+        statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
+        return;
+    }
+    loadingSource_ = source;
+    markUnfinishedHeart(source, {}); // cleared once its blood has run (see the frameRendered handler)
+    bloodShownOfMarked_ = -1;          // counting starts when it is shown
 }
 
 void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
@@ -196,6 +262,7 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
     view_->frameHeart({b.lo.x, b.lo.y, b.lo.z}, {b.hi.x, b.hi.y, b.hi.z});
     showAnnotations(loaded);
     restartSimulation(choices_);
+    bloodShownOfMarked_ = 0; // its blood counts from now on
     Q_EMIT heartLoaded();
 }
 

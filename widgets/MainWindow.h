@@ -162,6 +162,10 @@ private:
     /// Checks and triggers the action of `group` whose data is `value`, as a click would.
     static void choose(QActionGroup* group, int value);
     void writeSettings() const;
+    /// Remembers (QSettings) that `source` is loading, or why it failed, so that the next
+    /// start does not retry a heart that crashed or failed; cleared once its blood ran.
+    void markUnfinishedHeart(const heart::HeartSource& source, const QString& why) const;
+    void clearUnfinishedHeart() const;
 
     ViewerOptions options_;
     SceneView* view_;
@@ -195,6 +199,8 @@ private:
     SimulationChoices choices_;
     std::optional<std::pair<QString, double>> savedHeartRate_; ///< (heart, bpm) from the settings
     double secondsToHeart_ = 0.0;
+    int bloodShownOfMarked_ = -1; ///< frames with blood of the heart marked unfinished; -1: none marked
+    heart::HeartSource loadingSource_; ///< the heart the loader works on
     qint64 startMs_ = 0;
 
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;

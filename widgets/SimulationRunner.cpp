@@ -136,6 +136,7 @@ void SimulationRunner::run() {
     try {
         publishWall(heart_->phaseMesh(0)); // the heart shows while its blood is prepared
         while (!stop_) {
+            double simulated = 0.0; // seconds this blood ran, for the count of blow-ups in a row
             try {
                 heart::HeartSimulation sim(*heart_, settings_.cycleSeconds, anatomy_, settings_.simulation,
                                            [this](double fraction) {
@@ -159,6 +160,7 @@ void SimulationRunner::run() {
                     if (single) --pendingSteps_;
                     const double cyclesBefore = sim.heartTime() / settings_.cycleSeconds;
                     sim.step();
+                    simulated = sim.solver().time();
                     // A hold is reached when this step carried the phase over it.
                     bool held = false;
                     if (const double hold = holdPhase_.load(); hold >= 0.0 && !sim.filling()) {
@@ -189,10 +191,22 @@ void SimulationRunner::run() {
                 }
             } catch (const sph::SimulationBlowUp& e) {
                 if (!settings_.restartAfterBlowUp) throw;
-                // Keep the lecture going: start the blood again, and say why on the HUD.
                 std::lock_guard lock(mutex_);
-                ++restarts_;
                 lastBlowUp_ = e.what();
+                // A blood that ran two beats had a chance: its blow-up starts a new count.
+                restartsInARow_ = simulated >= 2.0 * settings_.cycleSeconds ? 1 : restartsInARow_ + 1;
+                if (restartsInARow_ > settings_.maxRestarts) {
+                    // Restarting again would loop forever: stop, and say what to change.
+                    failure_ = "the blood blew up " + std::to_string(restartsInARow_) +
+                               " times in a row, each soon after it started (last: " + e.what() +
+                               "). Fewer particles or a lower heart rate (Simulation > Parameters) are steadier; a heart "
+                               "mesh must be in millimetres (--scale or --units if it is in metres)";
+                    state_ = State::Failed;
+                    ++publications_;
+                    return;
+                }
+                // Keep the lecture going: start the blood again, and say why on the HUD.
+                ++restarts_;
                 state_ = State::Preparing;
                 preparation_ = 0.0;
             }

@@ -26,6 +26,10 @@ struct RunnerSettings {
     double publishIntervalMs = 30;
     /// On a blow-up, start the blood again (counted in restarts()) instead of stopping.
     bool restartAfterBlowUp = true;
+    /// Blow-ups in a row, each within two heart cycles of its start, after which the
+    /// runner stops (Failed) and failure() says what to change: a heart whose blood blows
+    /// up at once (a mesh in metres, say) is not restarted forever.
+    int maxRestarts = 3;
     /// CPU threads the simulation may use; 0 = all but one (at least one), so that
     /// drawing - on Mesa's software rasteriser, drawing is CPU work too - keeps a core.
     int threads = 0;
@@ -97,6 +101,7 @@ private:
     std::shared_ptr<const BloodSnapshot> latest_;
     std::string failure_;
     int restarts_ = 0;
+    int restartsInARow_ = 0;
     std::string lastBlowUp_;
     std::atomic<std::uint64_t> publications_{0};
     std::atomic<bool> paused_{false};

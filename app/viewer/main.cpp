@@ -5,6 +5,7 @@
 
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLectureUi.h"
+#include "sim/io/MemoryBudget.h"
 #include "widgets/MainWindow.h"
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativePlayback.h"
@@ -21,6 +22,7 @@
 #include <QMessageBox>
 #include <QOpenGLContext>
 #include <QRegularExpression>
+#include <QSaveFile>
 #include <QSurfaceFormat>
 #include <QTimer>
 
@@ -28,12 +30,20 @@
 
 #include <algorithm>
 #include <cmath>
+#include <csignal>
 #include <cstdio>
 #include <iostream>
+
+#include <sys/prctl.h>
+#include <unistd.h>
 
 using namespace atrium;
 
 namespace {
+
+// Exit codes (docs/errors.md): 0 done, 1 bad command line, 2 the heart could not be
+// loaded, 3 the blood could not be simulated, 4 no OpenGL or another error, 5 --timeout.
+constexpr int kExitBadHeart = 2, kExitBloodFailed = 3, kExitWriteFailed = 4, kExitTimeout = 5;
 
 [[noreturn]] void fail(const QString& message, int code = 1) {
     std::cerr << "atrium: " << message.toStdString() << "\n";
@@ -67,6 +77,7 @@ double percentile(std::vector<double> v, double q) {
 } // namespace
 
 int main(int argc, char** argv) {
+    const pid_t parentAtStart = ::getppid();
     QSurfaceFormat format;
     format.setDepthBufferSize(24);
     format.setStencilBufferSize(8);
@@ -117,11 +128,27 @@ int main(int argc, char** argv) {
         {"secret", "With --join: the lecturer secret, to drive the lecture from this machine.", "SECRET"},
         {"replay", "Replay a recorded live lecture (.atriumrec) in the window.", "FILE"},
         {"self-signed", "With --lecture: encrypt it (wss://) with a classroom certificate. With --join: accept one."},
+        {"max-memory", "The most memory a heart file may declare, e.g. 8G (default: the memory available).", "SIZE"},
+        {"units", "With --volumes or --meshes: the files' unit, mm (default), cm, m or um.", "UNIT"},
+        {"scale", "With --volumes or --meshes: millimetres per unit of the files (e.g. 1000 for metres).", "F"},
     });
     parser.addPositionalArgument("lecture", "A lecture to open: a content package (FILE.atrium) with its heart, narratives and "
                                             "resources.", "[FILE.atrium]");
     parser.process(app);
+    if (parser.isSet("screenshot") || parser.isSet("measure-frames")) {
+        // A headless run dies with whatever started it (xvfb-run, a test driver): killed
+        // together, it must not keep running on a display that is gone.
+        ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+        if (::getppid() != parentAtStart) return 4; // the parent died before prctl
+    }
 
+    if (parser.isSet("max-memory")) {
+        try {
+            io::setMemoryBudget(io::parseByteSize(parser.value("max-memory").toStdString()), "--max-memory");
+        } catch (const std::invalid_argument& e) {
+            fail(QString("--max-memory: ") + e.what());
+        }
+    }
     widgets::ViewerOptions options;
     const QStringList positional = parser.positionalArguments();
     if (positional.size() > 1) fail("give at most one lecture (FILE.atrium)");
@@ -150,6 +177,17 @@ int main(int argc, char** argv) {
             std::vector<heart::ChamberSeries> chambers;
             for (const QString& pattern : parser.values("meshes")) chambers.push_back({pattern.toStdString(), {}, {}});
             options.source = heart::HeartSource::fromChambers(std::move(chambers));
+        }
+        if (parser.isSet("scale") || parser.isSet("units")) {
+            if (parser.isSet("scale") && parser.isSet("units")) fail("give one of --scale and --units");
+            if (!parser.isSet("volumes") && !parser.isSet("meshes"))
+                fail("--scale and --units go with --volumes or --meshes (the phantom is in millimetres)");
+            bool ok = true;
+            const double scale = parser.isSet("units") ? heart::unitScale(parser.value("units").toStdString())
+                                                       : parser.value("scale").toDouble(&ok);
+            if (!ok || !(scale > 0.0) || !std::isfinite(scale))
+                fail("--scale expects a positive number, got '" + parser.value("scale") + "'");
+            options.source->scale = scale;
         }
     } catch (const std::exception& e) {
         fail(e.what());
@@ -291,9 +329,9 @@ int main(int argc, char** argv) {
         return app.exec();
     }
 
-    QObject::connect(&window, &widgets::MainWindow::loadFailed, [](const QString& why) { fail(why); });
+    QObject::connect(&window, &widgets::MainWindow::loadFailed, [](const QString& why) { fail(why, kExitBadHeart); });
     QTimer::singleShot(timeout * 1000, [&] {
-        fail(QString("gave up after %1 s (frames with blood: %2)").arg(timeout).arg(view->framesWithBlood()), 2);
+        fail(QString("gave up after %1 s (frames with blood: %2)").arg(timeout).arg(view->framesWithBlood()), kExitTimeout);
     });
     // Frame time as the user sees it: the interval between consecutive frames (the
     // view's timer caps it at ~60 fps), with the time spent in paintGL beside it.
@@ -324,7 +362,7 @@ int main(int argc, char** argv) {
     });
     QObject::connect(view, &widgets::SceneView::frameRendered, [&] {
         if (auto* r = view->runner(); r && r->state() == widgets::SimulationRunner::State::Failed)
-            fail("the simulation stopped: " + QString::fromStdString(r->failure()));
+            fail("the simulation stopped: " + QString::fromStdString(r->failure()), kExitBloodFailed);
         if (view->framesWithBlood() < std::uint64_t(afterFrames)) return;
         if (exportVideo) {
             if (exporter.running()) return;
@@ -350,9 +388,12 @@ int main(int argc, char** argv) {
                     fail(*why);
                 QImage image = view->renderImage(size);
                 workspace->overlays()->paintOnto(image);
-                if (!image.save(path, "PNG")) fail("could not write " + path);
+                // Whole or not at all: a full disk leaves no truncated PNG under the name.
+                QSaveFile file(path);
+                if (!file.open(QIODevice::WriteOnly) || !image.save(&file, "PNG") || !file.commit())
+                    fail(path + ": could not write the screenshot (" + file.errorString() + ")", kExitWriteFailed);
             } catch (const std::exception& e) {
-                fail(e.what());
+                fail(e.what(), kExitWriteFailed);
             }
             nlohmann::json out{{"screenshot", path.toStdString()},
                                {"width", size.width()},

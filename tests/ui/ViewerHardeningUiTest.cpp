@@ -1,0 +1,124 @@
+// The viewer never retries at start-up a heart that crashed or failed last time
+// (issue 11): it shows the synthetic heart instead and says why.
+
+#include "widgets/HeartLoader.h"
+#include "widgets/MainWindow.h"
+#include "widgets/SceneView.h"
+
+#include <QApplication>
+#include <QElapsedTimer>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStatusBar>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+
+using namespace atrium;
+using widgets::MainWindow;
+
+namespace {
+
+bool waitFor(const std::function<bool()>& done, double seconds) {
+    QElapsedTimer t;
+    t.start();
+    while (!done()) {
+        if (t.elapsed() > seconds * 1000) return false;
+        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
+        QTest::qWait(5);
+    }
+    return true;
+}
+
+/// Accepts every message box that opens and keeps the last text.
+struct MessageWatcher {
+    QTimer timer;
+    QString last;
+    int boxes = 0;
+    MessageWatcher() {
+        timer.setInterval(50);
+        QObject::connect(&timer, &QTimer::timeout, [this] {
+            for (QWidget* top : QApplication::topLevelWidgets())
+                if (auto* box = qobject_cast<QMessageBox*>(top); box && box->isVisible()) {
+                    last = box->text();
+                    ++boxes;
+                    box->accept();
+                }
+        });
+        timer.start();
+    }
+};
+
+widgets::ViewerOptions rememberingOptions() {
+    widgets::ViewerOptions options; // no source: the remembered heart
+    options.particleBudget = 2000;
+    return options;
+}
+
+} // namespace
+
+TEST(ViewerStartup, AHeartThatCrashedLastTimeIsNotRetried) {
+    QSettings().clear();
+    {
+        // What a run that crashed while loading (or simulating) this heart leaves behind.
+        QSettings s;
+        s.setValue("heart/kind", "meshes");
+        s.setValue("heart/value", "/data/broken/lv_%02d.ply");
+        s.setValue("heart/unfinished", "meshes /data/broken/lv_%02d.ply");
+    }
+    MessageWatcher messages;
+    MainWindow w(rememberingOptions());
+    w.resize(800, 600);
+    w.show();
+    ASSERT_TRUE(waitFor([&] { return w.windowTitle().contains("phantom adult"); }, 240)) << w.windowTitle().toStdString();
+    ASSERT_TRUE(waitFor([&] { return messages.boxes > 0; }, 10));
+    EXPECT_TRUE(messages.last.contains("meshes /data/broken/lv_%02d.ply")) << messages.last.toStdString();
+    EXPECT_TRUE(messages.last.contains("Atrium stopped while it was loading")) << messages.last.toStdString();
+    EXPECT_TRUE(messages.last.contains("synthetic heart")) << messages.last.toStdString();
+    // Once the phantom's blood has run, nothing is marked any more.
+    EXPECT_TRUE(waitFor([] { return !QSettings().contains("heart/unfinished"); }, 240));
+    QSettings().clear();
+}
+
+TEST(ViewerStartup, AHeartThatFailedToLoadIsNotRetriedAndTheNextStartSaysWhy) {
+    QSettings().clear();
+    QTemporaryDir dir;
+    const QString truncated = dir.filePath("truncated.ply");
+    {
+        QFile f(truncated);
+        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
+        f.write("ply\nformat ascii 1.0\nelement vertex 3\nproperty float x\nproperty float y\nproperty float z\n"
+                "element face 1\nproperty list uchar int vertex_indices\nend_header\n0 0 0\n1 0\n");
+        QSettings s;
+        s.setValue("heart/kind", "meshes");
+        s.setValue("heart/value", truncated);
+    }
+    MessageWatcher messages;
+    {
+        MainWindow first(rememberingOptions());
+        first.show();
+        ASSERT_TRUE(waitFor([&] { return messages.boxes > 0 && !first.heartLoader()->busy(); }, 120));
+        EXPECT_TRUE(messages.last.contains("truncated")) << messages.last.toStdString();
+    }
+    messages.boxes = 0;
+    MainWindow second(rememberingOptions());
+    second.show();
+    ASSERT_TRUE(waitFor([&] { return second.windowTitle().contains("phantom adult"); }, 240));
+    ASSERT_TRUE(waitFor([&] { return messages.boxes > 0; }, 10));
+    EXPECT_TRUE(messages.last.contains("it could not be loaded")) << messages.last.toStdString();
+    EXPECT_TRUE(messages.last.contains(truncated)) << messages.last.toStdString();
+    QSettings().clear();
+}
+
+int main(int argc, char** argv) {
+    ::testing::InitGoogleTest(&argc, argv);
+    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("AtriumTest");
+    QApplication::setApplicationName("ViewerHardening");
+    return RUN_ALL_TESTS();
+}
