@@ -109,7 +109,7 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
                 // A shell that cannot be read (a folder since moved) costs the shell, not the heart.
                 try {
                     out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadShell(
-                        shellPattern, out->report.cycleSeconds,
+                        shellPattern, out->report.cycleSeconds, source.scale,
                         [&](const std::string& stage, double f) { progress.report("shell: " + stage, f); }));
                     out->shellPattern = shellPattern;
                 } catch (const std::exception& e) {

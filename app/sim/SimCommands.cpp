@@ -6,7 +6,9 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/heart/MeshSeries.h"
+#include "sim/io/AtomicFile.h"
 #include "sim/io/MemoryBudget.h"
+#include "sim/sph/GridLimits.h"
 #include "sim/sph/SceneFile.h"
 #include "sim/sph/Solver.h"
 #include "sim/sph/WallDistanceField.h"
@@ -125,6 +127,24 @@ void applyMemoryLimit(const Options& o) {
             throw UsageError(std::string("--max-memory: ") + e.what());
         }
     }
+}
+
+/// Cycle lengths --cycle accepts: heart rates of 12 to 300 bpm.
+constexpr double kMinCycleSeconds = 0.2, kMaxCycleSeconds = 5.0;
+
+/// --scale F or --units mm|cm|m|um: millimetres per unit of the heart's files.
+double scaleFrom(const Options& o) {
+    if (o.get("--scale") && o.get("--units")) throw UsageError("give one of --scale and --units");
+    if ((o.get("--scale") || o.get("--units")) && !o.get("--volumes") && !o.get("--meshes"))
+        throw UsageError("--scale and --units go with --volumes or --meshes (the phantom is in millimetres)");
+    if (const auto unit = o.get("--units")) {
+        try {
+            return heart::unitScale(*unit);
+        } catch (const std::invalid_argument& e) {
+            throw UsageError(std::string("--units: ") + e.what());
+        }
+    }
+    return o.positive("--scale", 1.0, "a factor");
 }
 
 sph::BackendKind backendFrom(const Options& o) {
@@ -258,6 +278,38 @@ heart::HeartSimulationSettings bloodSettings(const LoadedHeart& h, std::size_t p
     return settings;
 }
 
+/// The blood `settings` asks for must fit the memory budget and the neighbour grid's
+/// limit (GridLimits.h); otherwise std::invalid_argument (exit 2) names the heart and what
+/// to change.
+void requireFeasibleBlood(const LoadedHeart& h, const heart::HeartSimulationSettings& settings,
+                          const heart::HeartSource& source, std::size_t particles) {
+    const std::string name = source.kind == heart::HeartSource::Kind::Phantom ? "the " + source.phantomPreset + " phantom"
+                                                                              : source.pattern;
+    const double bytes = double(settings.maxParticles) * sph::kBytesPerParticle;
+    if (!io::fitsMemoryBudget(bytes))
+        throw std::invalid_argument("--particles " + std::to_string(particles) + ": the blood of " + name + " " +
+                                    io::overBudgetText(bytes) + "; use fewer --particles");
+    sph::Aabb box{h.moving.phaseMesh(0).vertices.front(), h.moving.phaseMesh(0).vertices.front()};
+    for (int k = 0; k < h.moving.phaseCount(); ++k) {
+        const sph::Aabb b = h.moving.phaseMesh(k).bounds();
+        box.lo = componentMin(box.lo, b.lo);
+        box.hi = componentMax(box.hi, b.hi);
+    }
+    // As HeartSimulation pads its domain: four kernel radii (two spacings each) a side.
+    const double kernelMm = 2.0 * settings.particleSpacingMm, pad = 4.0 * kernelMm;
+    box.lo -= sph::Vec3{float(pad), float(pad), float(pad)};
+    box.hi += sph::Vec3{float(pad), float(pad), float(pad)};
+    const double cells = sph::gridCellCount(box, kernelMm);
+    if (cells > sph::kMaxGridCells) {
+        std::ostringstream m;
+        m << "--particles " << particles << ": " << name << " is " << std::setprecision(3) << box.size().x << " x "
+          << box.size().y << " x " << box.size().z << " mm with its margin; at " << settings.particleSpacingMm
+          << " mm between particles the blood's neighbour grid would need " << cells << " cells (limit "
+          << std::uint64_t(sph::kMaxGridCells) << "): use fewer --particles";
+        throw std::invalid_argument(m.str());
+    }
+}
+
 int guarded(std::ostream& err, const std::function<int()>& body) {
     try {
         return body();
@@ -279,6 +331,9 @@ int guarded(std::ostream& err, const std::function<int()>& body) {
     } catch (const sph::SimulationBlowUp& e) {
         err << "\natrium-sim: " << e.what() << "\n";
         return 3;
+    } catch (const io::WriteError& e) {
+        err << "\natrium-sim: " << e.what() << "\n"; // names the file
+        return 4;
     } catch (const std::exception& e) {
         err << "atrium-sim: " << e.what() << "\n";
         return 4;
@@ -341,7 +396,7 @@ std::string usage() {
            "  atrium-sim heart [--phantom NAME | --volumes PATTERN [--isovalue V] |\n"
            "                    --meshes PATTERN [--chamber NAME] [--valves ROLES] [--meshes ...]] [--shell PATTERN]\n"
            "                   [--beats B] [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--fill seeded|emitter]\n"
-           "                   [--out DIR [--outputs-per-beat N]] [--json]\n"
+           "                   [--units mm|cm|m|um | --scale F] [--out DIR [--outputs-per-beat N]] [--json]\n"
            "      Builds (or loads from the cache) the moving heart, fills it with about N particles of blood\n"
            "      and runs B beats (default 1); prints one JSON object with each chamber's volumes, valve\n"
            "      flows and end-diastoles. Phantoms: adult, athlete, heart-failure, child, four-chamber\n"
@@ -355,6 +410,8 @@ std::string usage() {
            "      A closed series whose volume changes is refused (the blood would have no way out).\n"
            "      --shell PATTERN adds a display-only surface (the epicardium), written with --out; it\n"
            "      replaces the four-chamber phantom's right heart.\n"
+           "      Files in other units than millimetres: --units cm|m|um or --scale F (mm per unit); a heart\n"
+           "      outside 10-500 mm across is refused with the scale that would fit. --cycle: 0.2 to 5 s.\n"
            "      --fill seeded (default) places settled blood at once; emitter fills through the inflow\n"
            "      opening with the heart still first (Poyart 2016, 3.5.6; about a simulated second).\n"
            "      --out writes N (default 20) snapshots a beat: DIR/particles_<step>.vtp, DIR/wall_<step>.vtp\n"
@@ -616,7 +673,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             args,
             {"--phantom", "--volumes", "--meshes", "--chamber", "--valves", "--shell", "--isovalue", "--beats",
              "--particles", "--backend", "--cycle", "--fill", "--out", "--outputs-per-beat", "--bake", "--frames-per-beat",
-             "--settle-beats", "--max-memory"},
+             "--settle-beats", "--max-memory", "--scale", "--units"},
             {"--json"}, {"--meshes", "--chamber", "--valves"});
         applyMemoryLimit(o);
         if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
@@ -627,8 +684,14 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                             int(o.get("--meshes").has_value());
         if (sources > 1) throw UsageError("give one of --phantom, --volumes, --meshes");
         const double cycle = o.positive("--cycle", 0.8, "seconds");
+        if (o.get("--cycle") && !(cycle >= kMinCycleSeconds && cycle <= kMaxCycleSeconds))
+            throw UsageError("--cycle expects seconds in [0.2, 5] (a heart rate of 12 to 300 bpm), got " + *o.get("--cycle"));
+        if (o.get("--cycle") && !o.get("--volumes") && !o.get("--meshes"))
+            throw UsageError("--cycle goes with --volumes or --meshes: a phantom's heart rate is part of its preset");
         const double beats = o.positive("--beats", 1.0, "a number");
         const auto particles = std::size_t(o.integer("--particles", 15000, 100));
+        const sph::BackendKind backend = backendFrom(o); // a typo is reported before the heart loads
+        const double scale = scaleFrom(o);
         const auto outputsPerBeat = o.integer("--outputs-per-beat", 20, 1);
         if (o.get("--outputs-per-beat") && !o.get("--out")) throw UsageError("--outputs-per-beat goes with --out");
         const auto bakeFile = o.get("--bake");
@@ -654,6 +717,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         if (const auto v = o.get("--volumes")) source = heart::HeartSource::fromVolumes(*v, isovalue, cycle);
         if (o.get("--meshes")) source = heart::HeartSource::fromChambers(meshChambers(o), cycle);
         else if (o.get("--chamber") || o.get("--valves")) throw UsageError("--chamber and --valves go with --meshes");
+        source.scale = scale;
         const LoadedHeart loaded = loadHeartShowingProgress(source, err);
         const heart::PipelineReport& report = loaded.report;
         if (report.holesCapped > 0)
@@ -666,14 +730,15 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
         // A display-only shell (the epicardium): no blood, its own series.
         std::optional<heart::MovingHeartMesh> shell;
-        if (const auto pattern = o.get("--shell")) shell = heart::loadShell(*pattern, cycle);
+        if (const auto pattern = o.get("--shell")) shell = heart::loadShell(*pattern, cycle, scale);
         else if (const auto rightHeart = source.rightHeartShell()) // the four-chamber phantom's
             shell = heart::loadHeart(*rightHeart, heart::PipelineSettings::forShell());
 
         // The spacing that fills the blood pool with about the particles asked for; the
         // count at the beat's start (seeded or emitted, topped up) is checked and the
         // spacing corrected once when it is more than 2 % off.
-        heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backendFrom(o));
+        heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backend);
+        requireFeasibleBlood(loaded, hs, source, particles);
         if (fill == "emitter") hs.fill = heart::HeartSimulationSettings::Fill::Emitter;
         if (bakeFile) return bakeHeart(source, loaded, hs, bake, *bakeFile, o.get("--json").has_value(), out, err);
         std::unique_ptr<heart::HeartSimulation> sim;

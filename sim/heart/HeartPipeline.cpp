@@ -193,6 +193,7 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
         describeInputs(key, source, naming);
         break;
     }
+    if (source.kind != HeartSource::Kind::Phantom && source.scale != 1.0) key << "scale " << exact(source.scale) << "\n";
     if (source.kind == HeartSource::Kind::Meshes) {
         key << "mergeToleranceMm " << exact(s.meshCleaning.mergeToleranceMm) << "\n"
             << "capHoles " << s.meshCleaning.capHoles << "\n"
@@ -427,6 +428,11 @@ std::vector<sph::TriangleMesh> readChambers(const HeartSource& source, const Pip
             };
         }
         MeshSeries series = readMeshSeries(chamberSource.pattern, options);
+        if (source.scale != 1.0)
+            for (sph::TriangleMesh& phase : series.phases)
+                for (sph::Vec3& v : phase.vertices) v *= float(source.scale);
+        if (const std::string why = implausibleHeartReason(series.phases.front(), source.scale); !why.empty())
+            throw MeshError(series.files.front(), why);
         report.holesCapped += series.holesCapped();
         for (std::size_t k = 0; k < series.reports.size(); ++k)
             for (const std::string& m : series.reports[k].vtkMessages)
@@ -570,6 +576,55 @@ std::optional<HeartSource> HeartSource::rightHeartShell() const {
     return shell;
 }
 
+double unitScale(const std::string& unit) {
+    if (unit == "mm") return 1.0;
+    if (unit == "cm") return 10.0;
+    if (unit == "m") return 1000.0;
+    if (unit == "um" || unit == "\u00b5m") return 0.001;
+    throw std::invalid_argument("unknown unit '" + unit + "' (expected mm, cm, m or um)");
+}
+
+std::string implausibleHeartReason(const sph::TriangleMesh& phase, double scale) {
+    if (phase.vertices.empty()) return "holds no points";
+    sph::Aabb box{phase.vertices.front(), phase.vertices.front()};
+    for (const sph::Vec3& v : phase.vertices) {
+        if (!sph::isFinite(v)) return "has a point that is not finite after scaling by " + std::to_string(scale);
+        box.lo = componentMin(box.lo, v);
+        box.hi = componentMax(box.hi, v);
+    }
+    const sph::Vec3 size = box.size();
+    const double across = std::max({double(size.x), double(size.y), double(size.z)});
+    const auto number = [](double v) {
+        char out[32];
+        std::snprintf(out, sizeof out, "%.6g", v);
+        return std::string(out);
+    };
+    if (!(across >= kMinHeartSizeMm) || !(across <= kMaxHeartSizeMm)) {
+        std::string why = "is " + number(across) + " mm across, and a heart is " + number(kMinHeartSizeMm) + " to " +
+                          number(kMaxHeartSizeMm) + " mm: ";
+        // A unit whose factor brings it into range, else the scale that makes it 100 mm.
+        static constexpr struct {
+            const char* unit;
+            const char* name;
+            double mm;
+        } units[] = {{"m", "metres", 1000.0}, {"cm", "centimetres", 10.0}, {"um", "micrometres", 0.001}};
+        for (const auto& u : units) {
+            const double fits = across * u.mm;
+            if (fits >= kMinHeartSizeMm && fits <= kMaxHeartSizeMm)
+                return why + "is it in " + u.name + "? use --units " + u.unit + " (or --scale " + number(scale * u.mm) + ")";
+        }
+        return why + "use --scale " + number(across > 0.0 ? scale * 100.0 / across : 1000.0) +
+               " to make it 100 mm across";
+    }
+    if (!boundaryEdges(phase).empty()) return {}; // open (its openings become valves): no volume to check
+    const double ml = std::fabs(phase.enclosedVolume()) / 1000.0;
+    const double boxMl = double(size.x) * size.y * size.z / 1000.0;
+    if (!(ml > 1e-4 * boxMl))
+        return "encloses no volume (" + std::to_string(phase.triangles.size()) +
+               " triangles, a flat or open surface): a heart mesh must be a closed surface around the blood";
+    return {};
+}
+
 fs::path defaultCacheDirectory() {
     if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg != nullptr && xdg[0] == '/')
         return fs::path(xdg) / "atrium";
@@ -578,11 +633,13 @@ fs::path defaultCacheDirectory() {
     return {};
 }
 
-MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, PipelineProgress progress) {
+MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, double scale, PipelineProgress progress) {
     PipelineSettings settings = PipelineSettings::forBlood();
     settings.openingsBecomeValves = false;
     settings.meshCleaning.capHoles = false; // shown, not filled: its openings may stay
-    return loadHeart(HeartSource::fromMeshes(pattern, cycleSeconds), settings, nullptr, std::move(progress));
+    HeartSource source = HeartSource::fromMeshes(pattern, cycleSeconds);
+    source.scale = scale;
+    return loadHeart(source, settings, nullptr, std::move(progress));
 }
 
 std::vector<sph::TriangleMesh> phantomSurfaces(const PhantomParameters& parameters, bool ventricleOnly,
@@ -668,6 +725,8 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
                                         std::to_string(source.cycleSeconds));
         if (source.isovalue && !std::isfinite(*source.isovalue))
             throw std::invalid_argument("HeartSource::isovalue is not finite");
+        if (!(source.scale > 0.0) || !std::isfinite(source.scale))
+            throw std::invalid_argument("the scale must be a positive number, got " + std::to_string(source.scale));
         report.cycleSeconds = source.cycleSeconds;
     }
     if (!(settings.noiseBoxMm >= 0.0) || !std::isfinite(settings.noiseBoxMm))
@@ -734,6 +793,11 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
             options.cycleSeconds = source.cycleSeconds;
             options.progress = stageProgress(progress, stage::readingVolumes);
             volumes = readVolumeSeries(source.pattern, options);
+            if (source.scale != 1.0)
+                for (Volume& v : volumes.phases) {
+                    v.origin *= float(source.scale);
+                    v.spacing *= float(source.scale);
+                }
         }
         report.secondsSource = secondsSince(ts);
 
@@ -757,6 +821,9 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
             report.holesCapped += er.holesCapped;
             volumes.phases[k] = Volume{}; // free the voxels as we go
         }
+        if (source.kind == HeartSource::Kind::Volumes)
+            if (const std::string why = implausibleHeartReason(phases.front(), source.scale); !why.empty())
+                throw VolumeError(source.pattern, "the surface at isovalue " + std::to_string(isovalue) + " " + why);
         if (count == 1) phases.push_back(phases.front());
         report.secondsExtraction = secondsSince(te);
     }

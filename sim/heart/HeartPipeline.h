@@ -24,7 +24,8 @@
 //   u64 FNV-1a 64 of every preceding byte.
 // A file that is truncated, has another magic or version, another key, bad sizes or a
 // checksum mismatch is ignored and rebuilt (report.cacheStatus says why); writing goes
-// through a temporary file renamed into place, so a reader never sees half a file.
+// through a temporary file renamed into place, so a reader never sees half a file, and
+// temporaries left by killed builds (sim/io/AtomicFile.h) are removed before each write.
 // Units: millimetres, seconds, millilitres.
 
 #include "sim/heart/ChamberOpenings.h"
@@ -71,6 +72,11 @@ struct HeartSource {
     /// the same (the suggestion lands on the blood/myocardium midpoint). Meshes: unused.
     std::optional<float> isovalue;
     double cycleSeconds = 0.8; ///< volumes and meshes, which carry no heart rate
+    /// Volumes and meshes: every coordinate (and voxel spacing) is multiplied by this to
+    /// give millimetres, e.g. 1000 for a mesh in metres (unitScale("m")). Atrium refuses a
+    /// heart smaller than kMinHeartSizeMm or larger than kMaxHeartSizeMm across and
+    /// suggests the scale that fits.
+    double scale = 1.0;
 
     static HeartSource fromPreset(const std::string& name);
     static HeartSource fromPhantom(const PhantomParameters& parameters);
@@ -86,6 +92,21 @@ struct HeartSource {
     /// heart shell (loadHeart it with PipelineSettings::forShell()); otherwise nothing.
     std::optional<HeartSource> rightHeartShell() const;
 };
+
+/// Plausible sizes of a heart, the largest extent of its first phase (mm): a fetal heart
+/// is about 20 mm long, an adult's about 120 mm, a whole-thorax scan 300 mm.
+inline constexpr double kMinHeartSizeMm = 10.0;
+inline constexpr double kMaxHeartSizeMm = 500.0;
+
+/// Millimetres per unit of "mm", "cm", "m", "um" (or "µm"). Throws std::invalid_argument
+/// naming the unit for any other.
+double unitScale(const std::string& unit);
+
+/// Checks that the first phase of a heart is plausible: finite, between kMinHeartSizeMm
+/// and kMaxHeartSizeMm across, enclosing a volume. Returns an empty string when it is,
+/// else why not and what to do ("is 0.12 mm across: is it in metres? use --units m (or
+/// --scale 1000)"); the caller names the file.
+std::string implausibleHeartReason(const sph::TriangleMesh& phase, double scale);
 
 /// $XDG_CACHE_HOME/atrium when XDG_CACHE_HOME is an absolute path, else
 /// $HOME/.cache/atrium, else empty (no cache).
@@ -179,8 +200,10 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
 
 /// A display-only surface (an epicardium around the chambers) from a mesh series: read
 /// and interpolated as loadHeart does, but its openings stay open (no caps, no valves)
-/// and it holds no blood. Throws like loadHeart.
-MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, PipelineProgress progress = {});
+/// and it holds no blood. `scale`: millimetres per unit of its files, as
+/// HeartSource::scale. Throws like loadHeart.
+MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, double scale = 1.0,
+                          PipelineProgress progress = {});
 
 /// The cache file loadHeart would use for these inputs (empty when the cache is off).
 /// Resolves the source's files (throws like loadHeart when they are missing).

@@ -117,3 +117,35 @@ TEST(SimCliHardening, MaxMemoryIsCheckedAndNamedInTheRefusal) {
     EXPECT_EQ(bad.code, 1);
     EXPECT_NE(bad.err.find("--max-memory"), std::string::npos) << bad.err;
 }
+
+TEST(SimCliHardening, HeartOptionsAreCheckedBeforeTheHeartLoads) {
+    // A typo in --backend was reported only after the heart had loaded (minutes).
+    const Result backend = run(heartCommand, {"--meshes", "/nonexistent/lv_%02d.ply", "--backend", "gpu"});
+    EXPECT_EQ(backend.code, 1);
+    EXPECT_NE(backend.err.find("--backend expects cpu or cuda, got 'gpu'"), std::string::npos) << backend.err;
+    const Result cycle = run(heartCommand, {"--meshes", "/nonexistent/lv_%02d.ply", "--cycle", "60"});
+    EXPECT_EQ(cycle.code, 1);
+    EXPECT_NE(cycle.err.find("--cycle expects seconds in [0.2, 5]"), std::string::npos) << cycle.err;
+    // --cycle was silently ignored for phantoms.
+    const Result phantom = run(heartCommand, {"--phantom", "adult", "--cycle", "1"});
+    EXPECT_EQ(phantom.code, 1);
+    EXPECT_NE(phantom.err.find("--cycle goes with --volumes or --meshes"), std::string::npos) << phantom.err;
+    const Result units = run(heartCommand, {"--meshes", "/nonexistent/lv_%02d.ply", "--units", "inch"});
+    EXPECT_EQ(units.code, 1);
+    EXPECT_NE(units.err.find("--units: unknown unit 'inch'"), std::string::npos) << units.err;
+    const Result both = run(heartCommand, {"--meshes", "x.ply", "--units", "m", "--scale", "1000"});
+    EXPECT_EQ(both.code, 1);
+}
+
+TEST(SimCliHardening, AParticleBudgetBeyondMemoryNamesTheOption) {
+    // 2e9 particles passed and died in std::bad_alloc.
+    const Result r = run(heartCommand, {"--phantom", "adult", "--particles", "2000000000", "--max-memory", "2G"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find("--particles 2000000000: the blood of the adult phantom needs about"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("memory limit of 2.0 GiB (--max-memory)"), std::string::npos) << r.err;
+    // With memory to spare, the neighbour grid's limit (GridLimits.h) names the option too.
+    const Result grid = run(heartCommand, {"--phantom", "adult", "--particles", "200000000", "--max-memory", "1T"});
+    EXPECT_EQ(grid.code, 2) << grid.err;
+    EXPECT_NE(grid.err.find("--particles 200000000: the adult phantom is"), std::string::npos) << grid.err;
+    EXPECT_NE(grid.err.find("(limit 67108864): use fewer --particles"), std::string::npos) << grid.err;
+}

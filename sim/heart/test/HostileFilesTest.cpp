@@ -3,6 +3,7 @@
 // MeshError / VolumeError that names the file and what is wrong. The inputs are the
 // regression seeds of the fuzz corpora (tests/fuzz/corpus/<format>/regression-*).
 
+#include "sim/heart/HeartPipeline.h"
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
 #include "sim/io/MemoryBudget.h"
@@ -13,6 +14,7 @@
 
 #include <chrono>
 #include <fstream>
+#include <iostream>
 #include <sstream>
 
 using namespace atrium;
@@ -144,4 +146,69 @@ TEST(HostileFiles, HeaderThatMadeVtksNrrdReaderLoopForeverIsRefused) {
     const std::string what = errorOf<VolumeError>([&] { heart::readVolume(nrrd); });
     EXPECT_TRUE(has(what, nrrd.string() + ": the NRRD header holds a control character (byte 34)")) << what;
     EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 5.0);
+}
+
+// ---------------------------------------------------------------------------------------
+// Implausible hearts: wrong units and degenerate meshes are named before the blood.
+
+namespace {
+
+heart::PipelineSettings noCache() {
+    heart::PipelineSettings s;
+    s.cacheDirectory.clear();
+    s.interpolation.subframes = 2;
+    return s;
+}
+
+std::string pipelineError(const heart::HeartSource& source) {
+    return errorOf<MeshError>([&] { heart::loadHeart(source, noCache()); });
+}
+
+} // namespace
+
+TEST(ImplausibleHearts, AMeshInMetresIsRefusedWithTheScaleThatFits) {
+    TempDir dir;
+    // A heart-sized sphere (radius 40 mm) written in metres: 0.08 "mm" across.
+    heart::writeMesh(sph::TriangleMesh::icosphere({0, 0, 0}, 0.04f, 3), dir.path() / "lv_metres.stl");
+    const std::string what = pipelineError(heart::HeartSource::fromMeshes((dir.path() / "lv_metres.stl").string()));
+    EXPECT_TRUE(has(what, "lv_metres.stl: is 0.08 mm across, and a heart is 10 to 500 mm: is it in metres? use --units m "
+                          "(or --scale 1000)"))
+        << what;
+    heart::HeartSource scaled = heart::HeartSource::fromMeshes((dir.path() / "lv_metres.stl").string());
+    scaled.scale = heart::unitScale("m");
+    heart::PipelineReport report;
+    EXPECT_NO_THROW(heart::loadHeart(scaled, noCache(), &report));
+    EXPECT_NEAR(report.bloodPoolVolumeMl.front(), 4.0 / 3.0 * 3.14159 * 64.0, 20.0); // 268 ml, a coarse sphere
+}
+
+TEST(ImplausibleHearts, CoordinatesOf1e30AreRefusedAsTooLarge) {
+    TempDir dir;
+    heart::writeMesh(sph::TriangleMesh::icosphere({0, 0, 0}, 1e30f, 1), dir.path() / "huge.ply");
+    const std::string what = pipelineError(heart::HeartSource::fromMeshes((dir.path() / "huge.ply").string()));
+    EXPECT_TRUE(has(what, "huge.ply: is 2e+30 mm across")) << what;
+    EXPECT_TRUE(has(what, "use --scale 5e-29 to make it 100 mm across")) << what;
+}
+
+TEST(ImplausibleHearts, AMeshThatEnclosesNoVolumeIsNamed) {
+    // A "tetrahedron" whose four points lie in one plane: closed, but flat. (A single
+    // triangle or collinear points gave "particleSpacingMm must be > 0", naming no file.)
+    TempDir dir;
+    write(dir.path() / "flat.obj", "v 0 0 0\nv 50 0 0\nv 50 50 0\nv 0 50 0\nf 1 2 3\nf 1 4 2\nf 1 3 4\nf 2 4 3\n");
+    const std::string what = errorOf<MeshError>(
+        [&] { heart::loadHeart(heart::HeartSource::fromMeshes((dir.path() / "flat.obj").string()), noCache()); });
+    EXPECT_TRUE(has(what, "flat.obj: encloses no volume (4 triangles, a flat or open surface)")) << what;
+    const std::string single = errorOf<MeshError>([&] {
+        write(dir.path() / "one.obj", "v 0 0 0\nv 50 0 0\nv 0 50 0\nf 1 2 3\n");
+        heart::loadHeart(heart::HeartSource::fromMeshes((dir.path() / "one.obj").string()), noCache());
+    });
+    EXPECT_TRUE(has(single, "one.obj: ")) << single;
+    std::cout << "  " << single << "\n";
+}
+
+TEST(ImplausibleHearts, UnitsAreNamed) {
+    EXPECT_EQ(heart::unitScale("mm"), 1.0);
+    EXPECT_EQ(heart::unitScale("cm"), 10.0);
+    EXPECT_EQ(heart::unitScale("m"), 1000.0);
+    EXPECT_EQ(heart::unitScale("um"), 0.001);
+    EXPECT_THROW(heart::unitScale("inch"), std::invalid_argument);
 }
