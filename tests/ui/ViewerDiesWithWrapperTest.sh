@@ -7,7 +7,7 @@ scratch=$2
 mkdir -p "$scratch"
 # The wrapper runs the viewer as its child and waits, as xvfb-run does; the viewer is
 # asked for a screenshot it will not reach for minutes.
-bash -c '"$1" --screenshot "$2/never.png" --after-frames 100000000 --timeout 600 --particles 500 & wait' \
+bash -c '"$1" --screenshot "$2/never.png" --after-frames 100000000 --timeout 600 --particles 2000 & wait' \
   wrapper "$atrium" "$scratch" &
 wrapper=$!
 viewer=""

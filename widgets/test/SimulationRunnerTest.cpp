@@ -17,10 +17,11 @@
 using namespace atrium;
 
 TEST(SimulationRunner, BloodThatBlowsUpAtOnceStopsAfterBoundedRestartsSayingWhatToChange) {
-    // A sphere that doubles its radius twice a millisecond: its wall pushes the blood far
-    // past the solver's speed limit as soon as the beat starts, every time.
-    std::vector<sph::TriangleMesh> phases{sph::TriangleMesh::icosphere({0, 0, 0}, 20.f, 2),
-                                          sph::TriangleMesh::icosphere({0, 0, 0}, 40.f, 2)};
+    // A sphere that jumps 30 mm back and forth twice a millisecond, keeping its volume (a
+    // closed heart whose volume changed is refused before the first step): its wall drags
+    // the blood far past the solver's speed limit as soon as the beat starts, every time.
+    std::vector<sph::TriangleMesh> phases{sph::TriangleMesh::icosphere({0, 0, 0}, 30.f, 2),
+                                          sph::TriangleMesh::icosphere({30, 0, 0}, 30.f, 2)};
     const auto heart = std::make_shared<const heart::MovingHeartMesh>(
         heart::MovingHeartMesh::build(std::move(phases), heart::InterpolationSettings{}));
     widgets::RunnerSettings settings;
