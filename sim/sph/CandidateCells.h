@@ -22,10 +22,12 @@ struct CellGrid {
     int zOrder = 0; ///< cells sorted along a Z curve (GridGeometry::zOrder)
 };
 
-/// The cell coordinate of p along one axis, clamped into [0, n).
+/// The cell coordinate of p along one axis, clamped into [0, n). Clamped as a float
+/// before the conversion to int, which would be undefined for a position far outside
+/// (or NaN, which goes to cell 0).
 ATRIUM_HD int cellCoord(float p, float origin, float invCell, int n) {
-    const int c = int(floorf((p - origin) * invCell));
-    return c < 0 ? 0 : (c > n - 1 ? n - 1 : c);
+    const float c = floorf((p - origin) * invCell);
+    return c >= 0.f ? (c < float(n - 1) ? int(c) : n - 1) : 0;
 }
 
 /// The linear index of cell (x, y, z): x fastest.
