@@ -1,5 +1,6 @@
 #include "app/sim/ParticleSnapshotWriter.h"
 
+#include "sim/heart/VtkMessageRouting.h"
 #include "sim/io/AtomicFile.h"
 
 #include <vtkCellArray.h>
@@ -105,6 +106,7 @@ std::filesystem::path ParticleSnapshotWriter::writePolyData(vtkPolyData* polyDat
     const std::filesystem::path file = directory_ / name;
     {
         // VTK's return value misses a full disk; its error code and the file's end do not.
+        const heart::VtkFileContext context(file);
         io::AtomicFile atomic(file);
         vtkNew<vtkXMLPolyDataWriter> writer;
         writer->SetFileName(atomic.temporary().c_str());

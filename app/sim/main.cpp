@@ -1,5 +1,6 @@
 // atrium-sim: the headless simulator. See SimCommands.h and `atrium-sim --help`.
 #include "app/sim/SimCommands.h"
+#include "sim/heart/VtkMessageRouting.h"
 #include "sim/sph/Backend.h"
 
 #include <csignal>
@@ -12,6 +13,8 @@ int main(int argc, char** argv) {
     // A file-size limit (ulimit -f) fails the write like a full disk, with exit code 4
     // naming the file, instead of killing the process.
     std::signal(SIGXFSZ, SIG_IGN);
+    // VTK's own warnings name the user's file and go where Atrium's messages go.
+    atrium::heart::routeVtkMessages("atrium-sim");
     std::vector<std::string> args(argv + 1, argv + argc);
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << usage();

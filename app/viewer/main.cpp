@@ -5,6 +5,7 @@
 
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLectureUi.h"
+#include "sim/heart/VtkMessageRouting.h"
 #include "sim/io/MemoryBudget.h"
 #include "widgets/MainWindow.h"
 #include "widgets/NarrativeEditor.h"
@@ -78,6 +79,7 @@ double percentile(std::vector<double> v, double q) {
 
 int main(int argc, char** argv) {
     const pid_t parentAtStart = ::getppid();
+    heart::routeVtkMessages("atrium"); // VTK's own warnings name the user's file
     QSurfaceFormat format;
     format.setDepthBufferSize(24);
     format.setStencilBufferSize(8);

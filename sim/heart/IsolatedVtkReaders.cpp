@@ -24,7 +24,7 @@ namespace atrium::heart {
 
 namespace fs = std::filesystem;
 
-void useSequentialVtkSmp(); // VtkSequentialSmp.cpp
+void prepareVtkInChild(); // VtkSequentialSmp.cpp
 
 namespace {
 
@@ -142,7 +142,7 @@ io::IsolatedOutput runChild(const fs::path& file, const std::function<void(std::
     try {
         return io::runIsolated(
             [&](std::string& out) {
-                useSequentialVtkSmp(); // the parent's TBB workers are not in this process
+                prepareVtkInChild(); // sequential SMP, a plain output window
                 work(out);
             },
             timeLimit(file));

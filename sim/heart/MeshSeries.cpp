@@ -4,6 +4,7 @@
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/IsolatedVtkReaders.h"
 #include "sim/heart/MeshFileReaders.h"
+#include "sim/heart/VtkMessageRouting.h"
 #include "sim/io/AtomicFile.h"
 #include "sim/heart/SurfaceExtraction.h"
 
@@ -166,7 +167,6 @@ vtkSmartPointer<vtkPolyData> surfaceOf(const MeshFileData& data, VtkMessageLog& 
 /// `log`. Returns null when the reader produced nothing.
 vtkSmartPointer<vtkPolyData> readSurface(const fs::path& file, MeshFormat format, VtkMessageLog& log,
                                          std::size_t& droppedCells) {
-    const std::string name = file.string();
     const auto checkXml = [&](const char* type) {
         try {
             checkVtkXmlFile(file, type);
@@ -216,6 +216,7 @@ void appendCells(vtkCellArray* cells, vtkIdType marker, std::vector<vtkIdType>& 
 }
 
 RawMesh readRaw(const fs::path& file, MeshReadReport* report) {
+    const VtkFileContext context(file);
     const MeshFormat format = meshFormatFor(file);
     requireReadableFile(file);
     vtkNew<VtkMessageLog> log;
@@ -586,6 +587,7 @@ sph::TriangleMesh readMesh(const fs::path& file, const MeshCleaning& cleaning, M
 }
 
 void writeMesh(const sph::TriangleMesh& mesh, const fs::path& file) {
+    const VtkFileContext context(file);
     const MeshFormat format = meshFormatFor(file);
     if (mesh.vertices.empty() || mesh.triangles.empty()) throw MeshError(file, "refusing to write an empty mesh");
     vtkSmartPointer<vtkPolyData> poly;

@@ -3,6 +3,7 @@
 
 #include "sim/heart/IsolatedVtkReaders.h"
 #include "sim/heart/MeshFileReaders.h"
+#include "sim/heart/VtkMessageRouting.h"
 #include "sim/io/AtomicFile.h"
 #include "sim/io/MemoryBudget.h"
 
@@ -282,6 +283,18 @@ void convertSamples(const std::vector<char>& bytes, SampleType type, bool swap, 
     }
 }
 
+/// The first `end` bytes of a header must be text: a control byte (a NUL, say) made
+/// VTK's readers loop forever.
+void requireTextHeader(const fs::path& file, const std::string& header, std::size_t end, const char* format) {
+    end = std::min(end, header.size());
+    for (std::size_t i = 0; i < end; ++i) {
+        const auto c = static_cast<unsigned char>(header[i]);
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
+            throw VolumeError(file, std::string("the ") + format + " header holds a control character (byte " +
+                                        std::to_string(i) + "): not a text header");
+    }
+}
+
 std::string trimmed(std::string text) {
     const auto first = text.find_first_not_of(" \t\r\n");
     if (first == std::string::npos) return {};
@@ -375,11 +388,7 @@ NrrdHeader parseNrrdHeader(const fs::path& file) {
     if (!ended && h.dataFile.empty()) throw VolumeError(file, "NRRD header has no blank line before the data");
     h.headerBytes = pos;
     // The header is text: a control byte in it makes vtkNrrdReader loop forever.
-    if (const auto bad = std::find_if(text.begin(), text.begin() + std::ptrdiff_t(std::min(pos, text.size())),
-                                      [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t'; });
-        bad != text.begin() + std::ptrdiff_t(std::min(pos, text.size())))
-        throw VolumeError(file, "the NRRD header holds a control character (byte " +
-                                    std::to_string(bad - text.begin()) + "): not a text header");
+    requireTextHeader(file, text, pos, "NRRD");
     if (!h.typeName.empty() && h.type == SampleType::Unknown)
         throw VolumeError(file, "unsupported NRRD sample type '" + h.typeName + "'");
     if (h.dimension != 3 || h.sizes.size() != 3)
@@ -491,11 +500,7 @@ void checkMetaImage(const fs::path& file) {
     }
     if (!fields.count("NDims") || dataStart == std::string::npos)
         throw VolumeError(file, "not a MetaImage file: no NDims/ElementDataFile header");
-    if (const auto bad = std::find_if(head.begin(), head.begin() + std::ptrdiff_t(dataStart),
-                                      [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\r' && c != '\t'; });
-        bad != head.begin() + std::ptrdiff_t(dataStart))
-        throw VolumeError(file, "the MetaImage header holds a control character (byte " +
-                                    std::to_string(bad - head.begin()) + "): not a text header");
+    requireTextHeader(file, head, dataStart, "MetaImage");
     const std::string dataName = fields["ElementDataFile"];
     const std::vector<double> dims = numbersIn(fields["DimSize"]);
     if (std::atoi(fields["NDims"].c_str()) != 3 || dims.size() != 3)
@@ -851,6 +856,7 @@ VolumeFormat volumeFormatFor(const fs::path& file) {
 }
 
 void writeVolume(const Volume& volume, const fs::path& file) {
+    const VtkFileContext context(file);
     const VolumeFormat format = volumeFormatFor(file);
     requireValidVolume(volume, file);
     // Through a temporary file, checked and renamed into place: a full disk or a kill
@@ -870,6 +876,7 @@ void writeVolume(const Volume& volume, const fs::path& file) {
 }
 
 Volume readVolume(const fs::path& file) {
+    const VtkFileContext context(file);
     const VolumeFormat format = volumeFormatFor(file);
     requireReadableFile(file);
     switch (format) {
@@ -881,6 +888,7 @@ Volume readVolume(const fs::path& file) {
 }
 
 Volume readDicomVolume(const fs::path& directory) {
+    const VtkFileContext context(directory);
     std::error_code ec;
     if (!fs::exists(directory, ec)) throw VolumeError(directory, "DICOM directory does not exist");
     if (!fs::is_directory(directory, ec)) throw VolumeError(directory, "expected a DICOM series directory");

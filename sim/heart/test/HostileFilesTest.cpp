@@ -6,11 +6,16 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
+#include "sim/heart/VtkMessageRouting.h"
 #include "sim/io/MemoryBudget.h"
 
 #include "HeartTestSupport.h"
 
 #include <gtest/gtest.h>
+
+#include <vtkNew.h>
+#include <vtkPolyData.h>
+#include <vtkXMLPolyDataWriter.h>
 
 #include <chrono>
 #include <fstream>
@@ -211,4 +216,23 @@ TEST(ImplausibleHearts, UnitsAreNamed) {
     EXPECT_EQ(heart::unitScale("m"), 1000.0);
     EXPECT_EQ(heart::unitScale("um"), 0.001);
     EXPECT_THROW(heart::unitScale("inch"), std::invalid_argument);
+}
+
+TEST(VtkMessages, UnobservedVtkErrorsNameTheUsersFile) {
+    // VTK's raw "ERROR: In vtkXMLWriter.cxx ..." lines become the program's own, naming
+    // the file the thread works on.
+    std::vector<std::string> lines;
+    heart::routeVtkMessages("atrium-test", [&](const std::string& line) { lines.push_back(line); });
+    {
+        const heart::VtkFileContext context("/data/out/particles_00000010.vtp");
+        vtkNew<vtkPolyData> empty;
+        vtkNew<vtkXMLPolyDataWriter> writer; // nobody observes it
+        writer->SetInputData(empty);
+        writer->SetFileName("/nonexistent-directory/particles_00000010.vtp");
+        writer->Write();
+    }
+    ASSERT_FALSE(lines.empty());
+    EXPECT_EQ(lines.front().rfind("atrium-test: VTK error (/data/out/particles_00000010.vtp): ", 0), 0u) << lines.front();
+    EXPECT_EQ(lines.front().find("vtkXMLWriter.cxx"), std::string::npos) << "VTK's own source file is left out";
+    heart::routeVtkMessages("atrium-test", {}); // back to stderr
 }
