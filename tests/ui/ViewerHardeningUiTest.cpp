@@ -1,12 +1,12 @@
 // The viewer never retries at start-up a heart that crashed or failed last time
 // (issue 11): it shows the synthetic heart instead and says why.
 
+#include "UiTestSupport.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/MainWindow.h"
 #include "widgets/SceneView.h"
 
 #include <QApplication>
-#include <QElapsedTimer>
 #include <QMessageBox>
 #include <QSettings>
 #include <QStatusBar>
@@ -20,19 +20,9 @@
 
 using namespace atrium;
 using widgets::MainWindow;
+using atrium::test::waitFor;
 
 namespace {
-
-bool waitFor(const std::function<bool()>& done, double seconds) {
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > seconds * 1000) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        QTest::qWait(5);
-    }
-    return true;
-}
 
 /// Accepts every message box that opens and keeps the last text.
 struct MessageWatcher {
