@@ -1,6 +1,8 @@
 #include "sim/heart/BakedBeat.h"
 
 #include "sim/heart/Fnv1a.h"
+#include "sim/io/AtomicFile.h"
+#include "sim/io/MemoryBudget.h"
 
 #include <algorithm>
 #include <bit>
@@ -8,10 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <iomanip>
-#include <random>
 #include <sstream>
 
-#include <unistd.h>
 
 namespace atrium::heart {
 namespace {
@@ -271,27 +271,13 @@ BakedBeat BakedBeat::parse(std::span<const std::byte> bytes, const std::string& 
 }
 
 void BakedBeat::save(const std::filesystem::path& file) const {
-    namespace fs = std::filesystem;
-    const std::string data = serialize();
-    std::error_code ec;
-    if (file.has_parent_path()) fs::create_directories(file.parent_path(), ec);
-    std::random_device rd;
-    const fs::path temp = file.string() + ".tmp-" + std::to_string(::getpid()) + "-" + hex64(rd());
-    {
-        std::ofstream out(temp, std::ios::binary | std::ios::trunc);
-        if (!out) throw BakedBeatError(file.string() + ": cannot create " + temp.string());
-        out.write(data.data(), std::streamsize(data.size()));
-        out.close();
-        if (!out) {
-            fs::remove(temp, ec);
-            throw BakedBeatError(file.string() + ": cannot write " + temp.string() + " (disk full?)");
-        }
-    }
-    fs::rename(temp, file, ec);
-    if (ec) {
-        std::error_code ignored;
-        fs::remove(temp, ignored);
-        throw BakedBeatError(file.string() + ": cannot rename " + temp.string() + " into place: " + ec.message());
+    // Whole or not at all (temporary file, checked, synced, renamed); temporaries that
+    // killed saves left beside it are removed first.
+    try {
+        if (file.has_parent_path()) io::removeStaleTemporaries(file.parent_path());
+        io::writeFileAtomically(file, serialize());
+    } catch (const io::WriteError& e) {
+        throw BakedBeatError(e.what());
     }
 }
 
@@ -300,6 +286,8 @@ BakedBeat BakedBeat::load(const std::filesystem::path& file) {
     const std::uintmax_t size = std::filesystem::file_size(file, ec);
     if (ec) throw BakedBeatError(file.string() + ": cannot read: " + ec.message());
     if (size > kMaxFileBytes) throw BakedBeatError(file.string() + ": " + std::to_string(size) + " bytes, above the 4 GiB limit");
+    if (!io::fitsMemoryBudget(double(size)))
+        throw BakedBeatError(file.string() + ": " + std::to_string(size) + " bytes " + io::overBudgetText(double(size)));
     std::vector<std::byte> data(static_cast<std::size_t>(size));
     std::ifstream in(file, std::ios::binary);
     if (!in || !in.read(reinterpret_cast<char*>(data.data()), std::streamsize(data.size())))

@@ -4,6 +4,7 @@
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/SurfaceExtraction.h"
 #include "sim/heart/VolumeSeries.h"
+#include "sim/io/MemoryBudget.h"
 
 #include <gtest/gtest.h>
 
@@ -12,6 +13,8 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace atrium;
 using namespace atrium::heart;
@@ -96,6 +99,34 @@ TEST(BakedBeat, SavesAtomicallyAndLoadsBack) {
         EXPECT_NE(std::string(e.what()).find("missing.atriumflow"), std::string::npos) << e.what();
     }
     EXPECT_THROW(beat.save("/proc/atrium-cannot-write-here/beat.atriumflow"), BakedBeatError);
+    std::filesystem::remove_all(dir);
+}
+
+TEST(BakedBeat, ASaveRemovesWhatKilledSavesLeftAndALoadRespectsTheMemoryLimit) {
+    const auto dir = std::filesystem::temp_directory_path() / ("atrium-baked-stale-" + std::to_string(::getpid()));
+    std::filesystem::remove_all(dir);
+    std::filesystem::create_directories(dir);
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0); // a pid that no longer runs: its save was killed before the rename
+    const auto stale = dir / ("beat.tmp-" + std::to_string(child) + "-00ab.atriumflow");
+    std::ofstream(stale) << "half a beat";
+    const BakedBeat beat = sampleBeat();
+    beat.save(dir / "beat.atriumflow");
+    EXPECT_FALSE(std::filesystem::exists(stale));
+    EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir), {}), 1);
+
+    // The whole file is read before it is parsed: its size is checked against the budget.
+    io::setMemoryBudget(64, "--max-memory");
+    try {
+        BakedBeat::load(dir / "beat.atriumflow");
+        ADD_FAILURE() << "a file above the memory limit was read";
+    } catch (const BakedBeatError& e) {
+        EXPECT_NE(std::string(e.what()).find("beat.atriumflow"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("--max-memory"), std::string::npos) << e.what();
+    }
+    io::setMemoryBudget(0);
+    EXPECT_NO_THROW(BakedBeat::load(dir / "beat.atriumflow"));
     std::filesystem::remove_all(dir);
 }
 
