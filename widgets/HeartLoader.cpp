@@ -115,6 +115,10 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
                 } catch (const std::exception& e) {
                     out->shellError = e.what();
                 }
+            } else if (const auto rightHeart = source.rightHeartShell()) { // the four-chamber phantom's
+                out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadHeart(
+                    *rightHeart, heart::PipelineSettings::forShell(), nullptr,
+                    [&](const std::string& stage, double f) { progress.report("right heart: " + stage, f); }));
             }
             *result = std::move(out);
         },

@@ -26,12 +26,17 @@ struct LoadedHeart {
     sph::Aabb boundsMm;            ///< of the wall over the whole cycle
     CardiacCycle cycle;            ///< chamber volumes and valves over the cycle
     std::vector<ChamberLabel> labels; ///< LV, LA, Ao where the anatomy is known
-    /// A display-only surface around the heart (its epicardium), no blood; null: none.
+    /// A display-only surface around the heart (its epicardium, or the four-chamber
+    /// phantom's right heart when no shellPattern is given), no blood; null: none.
     std::shared_ptr<const heart::MovingHeartMesh> shell;
     std::string shellPattern;
     /// Why the shell asked for could not be loaded (the heart still is); empty: none.
     std::string shellError;
 };
+
+/// The phantom a new start opens (no heart asked for, none remembered): the adult left
+/// heart, its blood simulated, with an aortic arch and the right heart as a shell.
+inline constexpr const char* kDefaultPhantomPreset = "four-chamber";
 
 /// Human-readable name of a source, e.g. "phantom adult", "meshes /data/heart".
 QString sourceLabel(const heart::HeartSource& source);

@@ -135,7 +135,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                                  4000);
     });
 
-    heart::HeartSource source = heart::HeartSource::fromPreset("adult");
+    heart::HeartSource source = heart::HeartSource::fromPreset(kDefaultPhantomPreset);
     std::string shell = options.shellPattern;
     if (options.source) {
         source = *options.source;
@@ -157,7 +157,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                 source = heart::HeartSource::fromChambers(std::move(chambers));
             }
         } catch (const std::exception&) {
-            source = heart::HeartSource::fromPreset("adult"); // a stale setting is no reason to fail
+            source = heart::HeartSource::fromPreset(kDefaultPhantomPreset); // a stale setting is no reason to fail
         }
         // A heart whose load or blood did not come through last time (Atrium crashed, or it
         // failed) is not retried at start-up: that could crash every start.
@@ -238,7 +238,8 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
         else if (isVisible()) // after the heart has started
             QTimer::singleShot(0, this, [this, why] { QMessageBox::warning(this, "Outer surface", why); });
     }
-    loadShell_->setText(loaded.shell ? "Remove the outer surface" : "Outer surface (shell)...");
+    // A phantom's own right heart is no chosen surface: choosing one replaces it.
+    loadShell_->setText(loaded.shellPattern.empty() ? "Outer surface (shell)..." : "Remove the outer surface");
     heartIdentity_ = loaded.identity;
     cycleSeconds_ = loaded.report.cycleSeconds > 0 ? loaded.report.cycleSeconds : 0.8;
     poolMl_ = loaded.report.bloodPoolVolumeMl.empty() ? heart::enclosedVolumeMl(heart_->phaseMesh(0))

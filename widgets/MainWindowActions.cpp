@@ -5,6 +5,7 @@
 
 #include "sim/sph/Backend.h"
 #include "widgets/ControlBar.h"
+#include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MakeAction.h"
@@ -171,7 +172,12 @@ void MainWindow::buildActions() {
     fluids_->actions().front()->setChecked(true);
 
     for (const std::string& name : heart::HeartPhantom::presetNames()) {
-        QAction* a = makeAction(this, QString::fromStdString(name), {}, QString("Load the synthetic %1 heart").arg(name.c_str()),
+        const bool isDefault = name == kDefaultPhantomPreset;
+        QAction* a = makeAction(this, QString::fromStdString(name) + (isDefault ? " (default)" : ""), {},
+                                QString("Load the synthetic %1 heart").arg(name.c_str()) +
+                                    (isDefault ? ": the left heart with its blood, an aortic arch, and the right heart "
+                                                 "shown as a shell"
+                                               : ""),
                                 true);
         connect(a, &QAction::triggered, this, [this, name] { loadHeart(heart::HeartSource::fromPreset(name)); });
         presets_.emplace_back(a, QString::fromStdString(name));

@@ -396,3 +396,16 @@ TEST_F(PackCli, AMeshSeriesHeartIsPackedWithAFlowBakedInItWhereTheAuthorKeepsIt)
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("baked in another heart (" + lv + ")"), std::string::npos) << r.err;
 }
+
+TEST_F(PackCli, EveryPhantomPresetIsAHeartAManifestMayName) {
+    // The schema (narrative/package) cannot include the phantom (sim/heart): its list of
+    // presets is checked against the phantom's here, so that neither drifts.
+    for (const std::string& preset : atrium::heart::HeartPhantom::presetNames()) {
+        std::ofstream(path("src/manifest.json"), std::ios::trunc)
+            << R"({"format": "atrium-content", "version": 1, "title": "x", "heart": {"source": "phantom", "preset": ")"
+            << preset << R"("}})";
+        fs::remove(file());
+        const Result r = pack({"create", file(), "--manifest", path("src/manifest.json")});
+        EXPECT_EQ(r.code, 0) << preset << ": " << r.err;
+    }
+}

@@ -423,9 +423,9 @@ const widgets::BakedFlowPlayer* bakedPlayer(const MainWindow& w) {
 TEST(LectureUi, ALecturesBakedFlowPlaysWhenItOpensOneClickFromLive) {
     QTemporaryDir dir;
     const QString lecture = dir.filePath("with-flow.atrium");
-    const std::string adult =
-        heart::heartIdentity(heart::HeartSource::fromPreset("adult"), heart::PipelineSettings::forBlood());
-    writeLectureWithFlow(lecture, adult);
+    const std::string sampleHeart = // the sample lecture's heart
+        heart::heartIdentity(heart::HeartSource::fromPreset("four-chamber"), heart::PipelineSettings::forBlood());
+    writeLectureWithFlow(lecture, sampleHeart);
     auto w = openLecture(lecture);
     ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
 
@@ -434,7 +434,7 @@ TEST(LectureUi, ALecturesBakedFlowPlaysWhenItOpensOneClickFromLive) {
     const heart::BakedBeat* beat = w->lectureUi()->lecture()->flow().get();
     ASSERT_NE(beat, nullptr);
     EXPECT_EQ(bakedPlayer(*w)->beat(), beat) << "the lecture's own beat";
-    EXPECT_EQ(heart::bakedHeartOf(*beat), adult);
+    EXPECT_EQ(heart::bakedHeartOf(*beat), sampleHeart);
     EXPECT_TRUE(w->realTimeFlow());
     EXPECT_FALSE(w->flowBaker()->busy());
     auto* hud = w->sceneView()->findChild<QLabel*>("hud");

@@ -109,6 +109,14 @@ void runTicks(SceneView* v, std::uint64_t ticks) {
 
 double distance(const narrative::Vec3& a, const narrative::Vec3& b) { return length(a - b); }
 
+/// The texts of the File > Synthetic heart entries that are ticked.
+QStringList checkedPresets(MainWindow& w) {
+    QStringList texts;
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->isCheckable() && a->isChecked() && a->toolTip().startsWith("Load the synthetic")) texts << a->text();
+    return texts;
+}
+
 } // namespace
 
 TEST(Viewer, DefaultStartShowsTheHeartAndTheBlood) {
@@ -359,6 +367,31 @@ TEST(Viewer, SettingsPersistBetweenRuns) {
     w.show();
     EXPECT_EQ(w.sceneView()->navigationMode(), narrative::CameraMode::FirstPerson);
     EXPECT_EQ(w.size(), QSize(777, 555));
+    QSettings().clear();
+}
+
+TEST(Viewer, ANewStartOpensTheFourChamberHeartWithItsRightHeartShell) {
+    // No heart asked for and no settings: the four-chamber phantom, its left heart
+    // with blood, its right heart as the display-only shell; the menu marks it.
+    QSettings().clear();
+    widgets::ViewerOptions options;
+    options.particleBudget = 2000;
+    MainWindow w(options);
+    bool loaded = false;
+    QObject::connect(&w, &MainWindow::heartLoaded, [&] { loaded = true; });
+    w.resize(900, 640);
+    w.show();
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 240));
+    EXPECT_EQ(w.windowTitle(), "Atrium - phantom four-chamber");
+    EXPECT_EQ(checkedPresets(w), QStringList{"four-chamber (default)"});
+    ASSERT_TRUE(waitForBlood(w)) << "the left heart carries the blood";
+    EXPECT_GT(w.sceneView()->shellTriangles(), 1000u) << "the right heart shown as a shell";
+    // Another preset shows no right heart.
+    loaded = false;
+    w.loadHeart(heart::HeartSource::fromPreset("adult"));
+    ASSERT_TRUE(waitFor([&] { return loaded; }, 240));
+    EXPECT_EQ(w.sceneView()->shellTriangles(), 0u);
+    w.close();
     QSettings().clear();
 }
 
@@ -684,13 +717,7 @@ TEST(Viewer, ParametersAndTheHeartRatePersistBetweenRuns) {
     EXPECT_DOUBLE_EQ(w.simulationChoices().viscosityMilliPaS, 4.5);
     EXPECT_DOUBLE_EQ(w.simulationChoices().soundSpeed, 12);
     // The synthetic heart menu marks the heart shown.
-    int checked = 0;
-    for (QAction* a : w.findChildren<QAction*>())
-        if (a->isCheckable() && a->isChecked() && a->toolTip().startsWith("Load the synthetic")) {
-            ++checked;
-            EXPECT_EQ(a->text(), "adult");
-        }
-    EXPECT_EQ(checked, 1);
+    EXPECT_EQ(checkedPresets(w), QStringList{"adult"});
     // Another heart plays at its own rate.
     loaded = false;
     w.loadHeart(heart::HeartSource::fromPreset("child"));
