@@ -400,7 +400,8 @@ std::string usage() {
            "      Builds (or loads from the cache) the moving heart, fills it with about N particles of blood\n"
            "      and runs B beats (default 1); prints one JSON object with each chamber's volumes, valve\n"
            "      flows and end-diastoles. Phantoms: adult, athlete, heart-failure, child, four-chamber\n"
-           "      (the adult with an aortic arch, and its right heart as a display-only shell).\n"
+           "      (the adult with an aortic arch, and its right heart as a display-only shell, built and\n"
+           "      written only with --out).\n"
            "      Volumes are cut at --isovalue V (blood brighter than wall), or at the value suggested\n"
            "      by their intensity histogram; the JSON gives the one used.\n"
            "      --meshes once per chamber (LV, RV; the same phase count). The openings of an open series\n"
@@ -731,7 +732,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         // A display-only shell (the epicardium): no blood, its own series.
         std::optional<heart::MovingHeartMesh> shell;
         if (const auto pattern = o.get("--shell")) shell = heart::loadShell(*pattern, cycle, scale);
-        else if (const auto rightHeart = source.rightHeartShell()) // the four-chamber phantom's
+        else if (const auto rightHeart = source.rightHeartShell(); rightHeart && writer) // the four-chamber's, to write
             shell = heart::loadHeart(*rightHeart, heart::PipelineSettings::forShell());
 
         // The spacing that fills the blood pool with about the particles asked for; the

@@ -134,6 +134,22 @@ TEST(SimCli, CudaBackendRunsOrFailsClearly) {
     EXPECT_NE(r.err.find("CUDA"), std::string::npos) << r.err;
 }
 
+TEST(SimCli, HeartFourChamberPumpsTheLeftHeartAndWritesTheRightAsTheShell) {
+    const fs::path cache = tempDir("heart-four-cache"), out = tempDir("heart-four-out");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    const Result r = run(heartCommand, {"--phantom", "four-chamber", "--beats", "0.005", "--particles", "2000", "--out",
+                                        out.string(), "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(j["lv_volume_ml"][0].get<double>(), 120.0, 6.0) << "the adult's ventricle";
+    EXPECT_EQ(j["chambers"].size(), 1u) << "blood in the left heart only";
+    EXPECT_EQ(j["shell"]["phases"], 10) << "the right heart, display only";
+    EXPECT_GT(j["shell"]["triangles"].get<int>(), 1000);
+    EXPECT_TRUE(fs::exists(out / "shell.pvd"));
+    fs::remove_all(out);
+    fs::remove_all(cache);
+}
+
 TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     const fs::path cache = tempDir("heart-cache");
     ::setenv("XDG_CACHE_HOME", cache.c_str(), 1); // keep the user's cache out of it
