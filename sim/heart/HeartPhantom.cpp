@@ -10,6 +10,7 @@
 #include <numbers>
 #include <sstream>
 #include <stdexcept>
+#include <utility>
 
 namespace atrium::heart {
 
@@ -95,8 +96,8 @@ struct Layout {
     D3 raCenterXY;      // x and y of the right atrium's centre (its floor is fixed, as the LA's)
     D3 tricuspid;       // the tricuspid neck's axis (vertical), at the base plane
     double tricuspidRadius = 0;
-    std::vector<D3> pulmonary; // centreline from inside the RV through the pulmonary trunk
-    double pulmonaryRadius = 0;
+    std::vector<D3> pulmonary;           // centreline from inside the RV through the pulmonary trunk
+    std::vector<double> pulmonaryRadii; // one per centreline point (a tube of one radius)
 };
 
 struct LvShape {
@@ -188,7 +189,7 @@ void addRightHeartShell(Layout& l) {
     l.tricuspid = {-(l.ringRadius + l.wall0 + 8.0 * s), -0.1 * rho, 0};
     l.tricuspidRadius = 11.0 * s;
     l.pulmonary = {D3{-26, -28, -16} * s, D3{-18, -44, 6} * s, D3{-2, -52, 30} * s, D3{14, -42, 50} * s};
-    l.pulmonaryRadius = 12.0 * s; // 24 mm across at 120 ml
+    l.pulmonaryRadii.assign(l.pulmonary.size(), 12.0 * s); // 24 mm across at 120 ml
 }
 
 Layout layoutFor(const PhantomParameters& params) {
@@ -365,7 +366,7 @@ public:
                                      std::max(-p.z - l_.baseCap - 10.0 * l_.s, p.z - raCenter_.z));
         d.rv = std::min(d.rv, neck);
         d.ra = ellipsoidDistance(p - raCenter_, raSemi_);
-        d.pulmonary = tubeDistance(p, l_.pulmonary, std::vector<double>(l_.pulmonary.size(), l_.pulmonaryRadius));
+        d.pulmonary = tubeDistance(p, l_.pulmonary, l_.pulmonaryRadii);
         const double clearance = std::max({wall_ - left.lv, l_.laClearance - left.la, l_.aoClearance - left.ao});
         d.ra = std::max(d.ra, clearance);
         d.rv = std::max(d.rv, clearance);
@@ -433,7 +434,7 @@ private:
             hi_ = maxOf(hi_, rvCenter_ + rvSemi_);
             lo_ = minOf(lo_, raCenter_ - raSemi_);
             hi_ = maxOf(hi_, raCenter_ + raSemi_);
-            const double pad = l_.pulmonaryRadius, neck = l_.tricuspidRadius;
+            const double pad = l_.pulmonaryRadii.front(), neck = l_.tricuspidRadius;
             for (const D3& point : l_.pulmonary) {
                 lo_ = minOf(lo_, point - D3{pad, pad, pad});
                 hi_ = maxOf(hi_, point + D3{pad, pad, pad});
@@ -609,13 +610,9 @@ Volume HeartPhantom::generateRightHeartPhase(double phase01) const {
 }
 
 VolumeSeries HeartPhantom::generateRightHeart(std::function<void(double)> progress) const {
-    VolumeSeries series;
-    series.cycleSeconds = cycleSeconds();
-    for (int k = 0; k < params_.phases; ++k) {
-        series.phases.push_back(generateRightHeartPhase(static_cast<double>(k) / params_.phases));
-        if (progress) progress(static_cast<double>(k + 1) / params_.phases);
-    }
-    return series;
+    if (!params_.rightHeartShell)
+        throw std::logic_error("HeartPhantom::generateRightHeart: the phantom has no right heart shell");
+    return series(true, std::move(progress));
 }
 
 Volume HeartPhantom::image(double phase01, bool rightHeart) const {
@@ -699,15 +696,17 @@ Volume HeartPhantom::image(double phase01, bool rightHeart) const {
     return v;
 }
 
-VolumeSeries HeartPhantom::generate(std::function<void(double)> progress) const {
-    VolumeSeries series;
-    series.cycleSeconds = cycleSeconds();
-    series.phases.reserve(static_cast<std::size_t>(params_.phases));
+VolumeSeries HeartPhantom::generate(std::function<void(double)> progress) const { return series(false, std::move(progress)); }
+
+VolumeSeries HeartPhantom::series(bool rightHeart, std::function<void(double)> progress) const {
+    VolumeSeries out;
+    out.cycleSeconds = cycleSeconds();
+    out.phases.reserve(static_cast<std::size_t>(params_.phases));
     for (int k = 0; k < params_.phases; ++k) {
-        series.phases.push_back(generatePhase(static_cast<double>(k) / params_.phases));
+        out.phases.push_back(image(static_cast<double>(k) / params_.phases, rightHeart));
         if (progress) progress(static_cast<double>(k + 1) / params_.phases);
     }
-    return series;
+    return out;
 }
 
 double HeartPhantom::lvVolumeMl(double phase01) const { return lvVolumeAt(layoutFor(params_), phase01) / 1000.0; }

@@ -5,6 +5,8 @@
 // end diastole), left atrium (ellipsoid) and ascending aorta (tube), joined through the
 // mitral and aortic valve openings, with a myocardial wall, rendered as contrast-CT-like
 // intensities (blood bright, myocardium darker, background darkest) plus Gaussian noise.
+// Optionally the aorta goes on into an arch (blood), and a right heart is drawn in an
+// image of its own for display (rightHeartShell; the "four-chamber" preset has both).
 // Units: millimetres, seconds, millilitres. Geometry and formulas: docs/heart-phantom.md.
 //
 // Frame: z is the LV long axis, pointing from the apex to the base; the base (valve)
@@ -130,6 +132,7 @@ public:
 
 private:
     Volume image(double phase01, bool rightHeart) const;
+    VolumeSeries series(bool rightHeart, std::function<void(double)> progress) const;
 
     PhantomParameters params_;
     std::array<int, 3> dims_{};
