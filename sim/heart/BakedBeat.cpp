@@ -260,7 +260,7 @@ BakedBeat BakedBeat::parse(std::span<const std::byte> bytes, const std::string& 
         Frame& f = beat.frames_[k];
         f.particles = n;
         f.data.resize(8 * std::size_t(n));
-        std::memcpy(f.data.data(), data.data(), data.size());
+        if (n > 0) std::memcpy(f.data.data(), data.data(), data.size()); // an empty frame has no buffer to copy to
     }
     const std::size_t body = bytes.size() - in.left();
     const auto checksum = in.get<std::uint64_t>("checksum");
