@@ -67,6 +67,11 @@ void describeCycle(LoadedHeart& h) {
     h.labels.push_back({"LA", v(phantom->leftAtrium(0.0).center)});
     const auto aorta = phantom->aorta().centerline;
     if (!aorta.empty()) h.labels.push_back({"Ao", v(aorta[aorta.size() / 2])});
+    if (const auto right = phantom->rightHeartLandmarks(0.0)) { // the four-chamber's shell
+        h.labels.push_back({"RA", v(right->rightAtrium)});
+        h.labels.push_back({"RV", v(right->rightVentricle)});
+        h.labels.push_back({"PA", v(right->pulmonaryTrunk)});
+    }
 }
 
 } // namespace
@@ -119,6 +124,10 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
                 out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadHeart(
                     *rightHeart, heart::PipelineSettings::forShell(), nullptr,
                     [&](const std::string& stage, double f) { progress.report("right heart: " + stage, f); }));
+            }
+            if (out->shell) { // framed with the heart
+                const sph::Aabb s = heart::cycleBounds(*out->shell);
+                out->boundsMm = {sph::componentMin(out->boundsMm.lo, s.lo), sph::componentMax(out->boundsMm.hi, s.hi)};
             }
             *result = std::move(out);
         },

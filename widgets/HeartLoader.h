@@ -23,9 +23,9 @@ struct LoadedHeart {
     std::string identity;          ///< heart::heartIdentity: what a baked flow must have been baked in
     heart::PipelineReport report;
     heart::HeartAnatomy anatomy;   ///< valves, inflow and outlet (phantoms only)
-    sph::Aabb boundsMm;            ///< of the wall over the whole cycle
+    sph::Aabb boundsMm;            ///< of the wall (and the shell) over the whole cycle
     CardiacCycle cycle;            ///< chamber volumes and valves over the cycle
-    std::vector<ChamberLabel> labels; ///< LV, LA, Ao where the anatomy is known
+    std::vector<ChamberLabel> labels; ///< LV, LA, Ao where the anatomy is known; RA, RV, PA with a right heart shell
     /// A display-only surface around the heart (its epicardium, or the four-chamber
     /// phantom's right heart when no shellPattern is given), no blood; null: none.
     std::shared_ptr<const heart::MovingHeartMesh> shell;

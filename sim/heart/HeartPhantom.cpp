@@ -317,6 +317,8 @@ public:
     }
 
     double wall() const { return wall_; }
+    D3 rightAtriumCenter() const { return raCenter_; }
+    D3 rightVentricleFarSide() const { return rvCenter_ - D3{0.75 * rvSemi_.x, 0, 0}; }
     const LvShape& shape() const { return shape_; }
     D3 boundsLo() const { return lo_; }
     D3 boundsHi() const { return hi_; }
@@ -746,6 +748,14 @@ Tissue HeartPhantom::rightHeartAt(sph::Vec3 p, double phase01) const {
     if (d.cavity == d.ra) return Tissue::RightAtrium;
     if (d.cavity == d.rv) return Tissue::RightVentricle;
     return Tissue::PulmonaryTrunk;
+}
+
+std::optional<HeartPhantom::RightHeartLandmarks> HeartPhantom::rightHeartLandmarks(double phase01) const {
+    if (!params_.rightHeartShell) return std::nullopt;
+    const Layout l = layoutFor(params_);
+    const PhaseGeometry g(l, wrapPhase(phase01), false);
+    // The RV's ellipsoid centre lies in the septum: its far, free-wall side instead.
+    return RightHeartLandmarks{toVec(g.rightAtriumCenter()), toVec(g.rightVentricleFarSide()), toVec(l.pulmonary[2])};
 }
 
 double HeartPhantom::raVolumeMl(double phase01) const { return params_.rightHeartShell ? laVolumeMl(phase01) : 0.0; }

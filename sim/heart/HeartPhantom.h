@@ -19,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -129,6 +130,11 @@ public:
     Tissue rightHeartAt(sph::Vec3 p, double phase01) const;
     /// The right atrium's ellipsoid volume before trimming, ml (the left atrium's curve).
     double raVolumeMl(double phase01) const;
+    /// With rightHeartShell: a point well inside each right-heart chamber (for labels).
+    struct RightHeartLandmarks {
+        sph::Vec3 rightAtrium, rightVentricle, pulmonaryTrunk;
+    };
+    std::optional<RightHeartLandmarks> rightHeartLandmarks(double phase01) const;
 
 private:
     Volume image(double phase01, bool rightHeart) const;

@@ -386,6 +386,15 @@ TEST(Viewer, ANewStartOpensTheFourChamberHeartWithItsRightHeartShell) {
     EXPECT_EQ(checkedPresets(w), QStringList{"four-chamber (default)"});
     ASSERT_TRUE(waitForBlood(w)) << "the left heart carries the blood";
     EXPECT_GT(w.sceneView()->shellTriangles(), 1000u) << "the right heart shown as a shell";
+    // Its chambers are labelled too, and the home view frames them all.
+    QStringList names;
+    for (const auto& label : w.annotations()->labels()) {
+        names << label.text;
+        const auto at = w.sceneView()->project(label.positionMm, w.sceneView()->size());
+        ASSERT_TRUE(at.has_value()) << label.text.toStdString();
+        EXPECT_TRUE(w.sceneView()->rect().contains(at->toPoint())) << label.text.toStdString();
+    }
+    EXPECT_EQ(names, (QStringList{"LV", "LA", "Ao", "RA", "RV", "PA"}));
     // Another preset shows no right heart.
     loaded = false;
     w.loadHeart(heart::HeartSource::fromPreset("adult"));

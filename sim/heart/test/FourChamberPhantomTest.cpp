@@ -56,6 +56,16 @@ TEST(FourChamberPhantom, IsTheAdultWithAnArchAndARightHeartShell) {
     both.rightHeart = true;
     EXPECT_THROW(HeartPhantom{both}, std::invalid_argument) << "a right ventricle both in the blood and in the shell";
     EXPECT_THROW((void)HeartPhantom(adult).generateRightHeartPhase(0.0), std::logic_error);
+    EXPECT_FALSE(HeartPhantom(adult).rightHeartLandmarks(0.0).has_value());
+    // The label points lie in their chambers through the beat.
+    const HeartPhantom four(p);
+    for (const double phase : {0.0, 0.35, 0.7}) {
+        const auto at = four.rightHeartLandmarks(phase);
+        ASSERT_TRUE(at.has_value());
+        EXPECT_EQ(four.rightHeartAt(at->rightAtrium, phase), Tissue::RightAtrium) << phase;
+        EXPECT_EQ(four.rightHeartAt(at->rightVentricle, phase), Tissue::RightVentricle) << phase;
+        EXPECT_EQ(four.rightHeartAt(at->pulmonaryTrunk, phase), Tissue::PulmonaryTrunk) << phase;
+    }
 }
 
 TEST(FourChamberPhantom, TheVentricleIsTheAdultsVoxelForVoxel) {
