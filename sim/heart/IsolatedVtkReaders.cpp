@@ -64,7 +64,7 @@ public:
         const auto n = get<std::uint64_t>();
         if (n > (data_.size() - pos_) / sizeof(T)) throw std::runtime_error("the reader's result is incomplete");
         std::vector<T> v(static_cast<std::size_t>(n));
-        std::memcpy(v.data(), data_.data() + pos_, std::size_t(n) * sizeof(T));
+        if (n > 0) std::memcpy(v.data(), data_.data() + pos_, std::size_t(n) * sizeof(T)); // no buffer when empty
         pos_ += std::size_t(n) * sizeof(T);
         return v;
     }
