@@ -154,7 +154,7 @@ double laVolumeAt(const Layout& l, double phase01);
 /// The ascending aorta goes on into an arch: it widens from the valve to the arch's
 /// radius over the root (the sinuses), rises anteriorly as before, then turns over the
 /// left atrium towards posterior and the left (+x) in a half circle and ends in a short
-/// descending stub behind the atrium. The arch clears the atrium at its largest by the
+/// short descending aorta behind the atrium. The arch clears the atrium at its largest by the
 /// aortic clearance, so the atrium keeps its shape.
 void addAorticArch(Layout& l) {
     const double archRadius = 11.0 * l.s; // tube radius: 22 mm across at 120 ml

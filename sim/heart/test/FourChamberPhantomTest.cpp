@@ -119,7 +119,7 @@ TEST(FourChamberPhantom, ChamberVolumesLieInTheDocumentedRanges) {
     EXPECT_LT(ed.at(Tissue::PulmonaryTrunk), 50.0);
     // Vessel sizes.
     const VesselTube aorta = h.aorta();
-    ASSERT_GE(aorta.centerline.size(), 10u) << "ascending aorta, arch, descending stub";
+    ASSERT_GE(aorta.centerline.size(), 10u) << "ascending aorta, arch, descending aorta";
     EXPECT_EQ(aorta.radius, h.aorticValve(0.0).radius) << "the valve is the adult's";
     EXPECT_NEAR(2.0 * aorta.radii.back(), 22.0, 0.5) << "mm across the arch";
     // The arch rises above the left atrium and comes down behind it.
