@@ -153,7 +153,7 @@ double laVolumeAt(const Layout& l, double phase01);
 
 /// The ascending aorta goes on into an arch: it widens from the valve to the arch's
 /// radius over the root (the sinuses), rises anteriorly as before, then turns over the
-/// left atrium towards posterior and the left (+x) in a half circle and ends in a short
+/// left atrium towards posterior and the left (+x) in a half circle and ends in a
 /// short descending aorta behind the atrium. The arch clears the atrium at its largest by the
 /// aortic clearance, so the atrium keeps its shape.
 void addAorticArch(Layout& l) {
