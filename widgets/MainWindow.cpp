@@ -164,6 +164,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
         const QString unfinished = settings.value(kUnfinishedHeart).toString();
         if (!unfinished.isEmpty()) {
             const QString why = settings.value(kUnfinishedWhy, "Atrium stopped while it was loading").toString();
+            // The adult: it loads in a third of the default's time, and the default may be what failed.
             source = heart::HeartSource::fromPreset("adult");
             shell.clear(); // its outer surface belongs to it
             QTimer::singleShot(0, this, [this, unfinished, why] {
