@@ -17,7 +17,31 @@ ViewAnnotations::ViewAnnotations(SceneView* view) : QWidget(view), view_(view) {
     setAttribute(Qt::WA_NoSystemBackground);
     setGeometry(view->rect());
     view->installEventFilter(this);
-    connect(view, &SceneView::frameRendered, this, qOverload<>(&QWidget::update));
+    connect(view, &SceneView::frameRendered, this, &ViewAnnotations::repaintCovered);
+}
+
+QRegion ViewAnnotations::coveredRegion() const {
+    QRegion r;
+    if (axes_) {
+        r += QRect(0, height() - 100, 100, 100);            // the triad and its letters
+        r += QRect(90, height() - 50, 170, 50);             // the scale bar (at most 140 px) and its text
+    }
+    if (labelsOn_) {
+        QFont f = font();
+        f.setPointSizeF(9);
+        const QFontMetrics fm(f);
+        for (const ChamberLabel& label : labels_)
+            if (const auto at = view_->project(label.positionMm, size()))
+                r += QRect(int(at->x()) - 6, int(at->y()) - 22, fm.horizontalAdvance(label.text) + 30, 30);
+    }
+    if (view_->isRecording()) r += QRect(width() - 114, 10, 104, 32);
+    return r;
+}
+
+void ViewAnnotations::repaintCovered() {
+    const QRegion now = coveredRegion();
+    update(now | covered_); // what they cover now, and what they covered (to clear it)
+    covered_ = now;
 }
 
 void ViewAnnotations::setAxesVisible(bool on) {

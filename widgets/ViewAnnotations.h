@@ -8,6 +8,7 @@
 #include "narrative/CameraPose.h"
 
 #include <QElapsedTimer>
+#include <QRegion>
 #include <QString>
 #include <QWidget>
 
@@ -52,11 +53,17 @@ private:
     void paintScaleBar(QPainter& p) const;
     void paintLabels(QPainter& p) const;
     void paintRecording(QPainter& p);
+    /// Where the annotations lie now: a frame repaints only this and what they covered
+    /// before. A full-view repaint of this translucent layer every frame cost llvmpipe
+    /// ~20 ms at 1280x720 (29 -> 17 fps with the blood simulating).
+    QRegion coveredRegion() const;
+    void repaintCovered();
 
     SceneView* view_;
     bool axes_ = true, labelsOn_ = true;
     std::vector<ChamberLabel> labels_;
     QElapsedTimer recording_;
+    QRegion covered_;
 };
 
 } // namespace atrium::widgets
