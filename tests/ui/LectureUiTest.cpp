@@ -54,16 +54,7 @@ using widgets::MainWindow;
 
 namespace {
 
-bool waitFor(const std::function<bool()>& done, double seconds) {
-    QElapsedTimer t;
-    t.start();
-    while (!done()) {
-        if (t.elapsed() > seconds * 1000) return false;
-        QCoreApplication::processEvents(QEventLoop::AllEvents, 20);
-        QTest::qWait(5);
-    }
-    return true;
-}
+using atrium::test::waitFor;
 
 /// The viewer opened on `lecture` as `atrium FILE.atrium` does (headless: no dialogs),
 /// once the lecture's heart is framed (which sends the camera home).
@@ -548,12 +539,4 @@ TEST(LectureUi, AMeshSeriesHeartTravelsInsideAPackageWithItsFlow) {
     EXPECT_FALSE(w->flowBaker()->busy());
 }
 
-int main(int argc, char** argv) {
-    ::testing::InitGoogleTest(&argc, argv);
-    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
-    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("AtriumTest");
-    QApplication::setApplicationName("AtriumLectureUiTest");
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureUiTest"); }

@@ -316,12 +316,4 @@ TEST(LiveLectureUi, ARecordedLectureReplaysInTheWindow) {
     ASSERT_TRUE(waitFor([&] { return lecturerWindow->sceneView()->camera().pose().position().x < 1.0; }, 10));
 }
 
-int main(int argc, char** argv) {
-    ::testing::InitGoogleTest(&argc, argv);
-    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
-    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("AtriumTest");
-    QApplication::setApplicationName("AtriumLiveLectureUiTest");
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLiveLectureUiTest"); }

@@ -9,6 +9,8 @@
 
 #include "narrative/Vec3.h"
 
+#include <gtest/gtest.h>
+
 #include <cmath>
 #include <fstream>
 #include <functional>
@@ -16,6 +18,19 @@
 #include <string>
 
 namespace atrium::test {
+
+/// The main() of a UI test binary: gtest's flags, then a QApplication named `name` (its
+/// settings apart from the user's) with the viewer's media backend. Listing the tests
+/// needs no display.
+inline int runUiTests(int argc, char** argv, const char* name) {
+    ::testing::InitGoogleTest(&argc, argv);
+    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS();
+    if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
+    QApplication app(argc, argv);
+    QApplication::setOrganizationName("AtriumTest");
+    QApplication::setApplicationName(name);
+    return RUN_ALL_TESTS();
+}
 
 /// Runs the event loop until `done` or `seconds` pass; returns done().
 inline bool waitFor(const std::function<bool()>& done, double seconds) {

@@ -104,11 +104,4 @@ TEST(ViewerStartup, AHeartThatFailedToLoadIsNotRetriedAndTheNextStartSaysWhy) {
     QSettings().clear();
 }
 
-int main(int argc, char** argv) {
-    ::testing::InitGoogleTest(&argc, argv);
-    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("AtriumTest");
-    QApplication::setApplicationName("ViewerHardening");
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "ViewerHardening"); }

@@ -902,11 +902,4 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     std::filesystem::remove(path);
 }
 
-int main(int argc, char** argv) {
-    ::testing::InitGoogleTest(&argc, argv);
-    if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS(); // listing needs no display
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("AtriumTest");
-    QApplication::setApplicationName("AtriumUiTest");
-    return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumUiTest"); }
