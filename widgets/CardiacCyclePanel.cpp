@@ -1,5 +1,7 @@
 #include "widgets/CardiacCyclePanel.h"
 
+#include "widgets/SceneView.h"
+
 #include <QMouseEvent>
 #include <QPainter>
 #include <QPainterPath>
@@ -44,23 +46,18 @@ void CardiacCycle::deriveValves(double isovolumicFraction) {
     aorticOpen = intervals([&](double r) { return r < -threshold; });
 }
 
-CardiacCyclePanel::CardiacCyclePanel(QWidget* parent) : QWidget(parent) {
+CardiacCyclePanel::CardiacCyclePanel(SceneView* view) : QWidget(view) {
     setObjectName("cardiacCyclePanel");
     setCursor(Qt::PointingHandCursor);
     setToolTip("Chamber volumes over the cycle, valves open, and the heart's phase; "
                "click or drag to move the paused real-time flow to a phase");
     resize(360, 122);
+    view->addOverlay(this, this);
 }
 
-void CardiacCyclePanel::setCycle(CardiacCycle cycle) {
-    cycle_ = std::move(cycle);
-    update();
-}
+void CardiacCyclePanel::setCycle(CardiacCycle cycle) { cycle_ = std::move(cycle); }
 
-void CardiacCyclePanel::setPhase(double phase) {
-    phase_ = phase - std::floor(phase);
-    update();
-}
+void CardiacCyclePanel::setPhase(double phase) { phase_ = phase - std::floor(phase); }
 
 QRectF CardiacCyclePanel::plotRect() const { return QRectF(44, 26, width() - 56, height() - 62); }
 
@@ -75,9 +72,8 @@ void CardiacCyclePanel::mouseMoveEvent(QMouseEvent* e) {
     if (e->buttons() & Qt::LeftButton) Q_EMIT phaseRequested(phaseAt(e->position().x()));
 }
 
-void CardiacCyclePanel::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
+void CardiacCyclePanel::paintOverlay(QPainter& p) const {
+    p.translate(pos());
     p.setPen(Qt::NoPen);
     p.setBrush(QColor(10, 12, 16, 150));
     p.drawRoundedRect(rect(), 8, 8);

@@ -4,6 +4,10 @@
 // where the phantom gives it), when the mitral and aortic valves are open, and the
 // heart's current phase as a cursor. Clicking or dragging in it asks for that phase
 // (phaseRequested): the window scrubs the paused real-time flow there.
+// Over a SceneView, the view paints it into its frame (ViewOverlay): the cursor moves
+// every frame.
+
+#include "widgets/ViewOverlay.h"
 
 #include <QString>
 #include <QWidget>
@@ -27,10 +31,12 @@ struct CardiacCycle {
     void deriveValves(double isovolumicFraction = 0.03);
 };
 
-class CardiacCyclePanel : public QWidget {
+class SceneView;
+
+class CardiacCyclePanel : public QWidget, public ViewOverlay {
     Q_OBJECT
 public:
-    explicit CardiacCyclePanel(QWidget* parent);
+    explicit CardiacCyclePanel(SceneView* view);
     void setCycle(CardiacCycle cycle);
     const CardiacCycle& cycle() const { return cycle_; }
     /// The heart's phase now (0..1): the cursor.
@@ -38,12 +44,13 @@ public:
     /// The phase under x (widget pixels) in the plot, clamped to [0, 1).
     double phaseAt(double x) const;
     QRectF plotRect() const;
+    QRegion overlayRegion() const override { return geometry(); }
+    void paintOverlay(QPainter& painter) const override;
 
 Q_SIGNALS:
     void phaseRequested(double phase);
 
 protected:
-    void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
 

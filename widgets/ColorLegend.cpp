@@ -19,10 +19,11 @@ void ColorLegend::setMap(ColorQuantity quantity, ColorRange range, bool fixed) {
     int ticks = 0;
     for (const float v : {range_.min, range_.max, 0.5f * (range_.min + range_.max)})
         ticks = std::max(ticks, fm.horizontalAdvance(tickText(v)));
-    const int w = std::max(fm.horizontalAdvance(title()) + 20, 12 + 18 + 10 + ticks + 12);
-    if (w != width()) resize(w, height());
-    update();
+    drawnWidth_ = std::max(fm.horizontalAdvance(title()) + 20, 12 + 18 + 10 + ticks + 12);
+    if (drawnWidth_ > width()) resize(drawnWidth_, height());
 }
+
+QRect ColorLegend::drawnRect() const { return QRect(width() - drawnWidth_, 0, drawnWidth_, height()); }
 
 QFont ColorLegend::labelFont() const {
     QFont f = font();
@@ -40,14 +41,14 @@ QString ColorLegend::tickText(float v) const {
     return isDiverging(quantity_) && v > 0.f ? "+" + t : t;
 }
 
-void ColorLegend::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
+void ColorLegend::paintOverlay(QPainter& p) const {
+    p.translate(pos() + drawnRect().topLeft());
+    const QRect area(QPoint(), drawnRect().size());
     p.setBrush(QColor(10, 12, 16, 150));
     p.setPen(Qt::NoPen);
-    p.drawRoundedRect(rect(), 6, 6);
+    p.drawRoundedRect(area, 6, 6);
 
-    const QRect bar(12, 28, 18, height() - 44);
+    const QRect bar(12, 28, 18, area.height() - 44);
     for (int y = 0; y < bar.height(); ++y) {
         const float t = 1.f - float(y) / float(std::max(bar.height() - 1, 1));
         const auto c = colorFor(quantity_, range_, range_.min + t * (range_.max - range_.min));
@@ -55,13 +56,13 @@ void ColorLegend::paintEvent(QPaintEvent*) {
     }
     p.setPen(QColor(232, 232, 232));
     p.setFont(labelFont());
-    p.drawText(QRect(8, 4, width() - 12, 20), Qt::AlignLeft | Qt::AlignVCenter, title());
+    p.drawText(QRect(8, 4, area.width() - 12, 20), Qt::AlignLeft | Qt::AlignVCenter, title());
     for (int k = 0; k <= 4; ++k) {
         const float t = float(k) / 4.f;
         const int y = bar.bottom() - int(t * float(bar.height() - 1));
         const float v = range_.min + t * (range_.max - range_.min);
         p.drawLine(bar.right() + 2, y, bar.right() + 6, y);
-        p.drawText(QRect(bar.right() + 10, y - 8, width() - bar.right() - 14, 16), Qt::AlignLeft | Qt::AlignVCenter,
+        p.drawText(QRect(bar.right() + 10, y - 8, area.width() - bar.right() - 14, 16), Qt::AlignLeft | Qt::AlignVCenter,
                    tickText(v));
     }
 }

@@ -1,23 +1,27 @@
 #pragma once
 // The colour bar beside the view: the map of the current blood colouring with its
-// range and unit. The view shows it only while the spheres are coloured by a value.
+// range and unit. The view shows it only while the spheres are coloured by a value,
+// and paints it into its frame (ViewOverlay): an automatic range changes every frame.
 
 #include "widgets/ColorMap.h"
+#include "widgets/ViewOverlay.h"
 
 #include <QWidget>
 
 namespace atrium::widgets {
 
-class ColorLegend : public QWidget {
+class ColorLegend : public QWidget, public ViewOverlay {
     Q_OBJECT
 public:
     explicit ColorLegend(QWidget* parent = nullptr);
     /// `fixed`: the range is the user's, not the automatic one (the title says so).
     void setMap(ColorQuantity quantity, ColorRange range, bool fixed = false);
     QSize sizeHint() const override { return {150, 220}; }
-
-protected:
-    void paintEvent(QPaintEvent*) override;
+    /// The drawn bar: as wide as its title and ticks need, right-aligned in the widget
+    /// (which keeps the widest size, so that a changing range never resizes a widget).
+    QRect drawnRect() const;
+    QRegion overlayRegion() const override { return drawnRect().translated(pos()); }
+    void paintOverlay(QPainter& painter) const override;
 
 private:
     QFont labelFont() const;
@@ -27,6 +31,7 @@ private:
     ColorQuantity quantity_ = ColorQuantity::Blood;
     ColorRange range_;
     bool fixed_ = false;
+    int drawnWidth_ = 0;
 };
 
 } // namespace atrium::widgets

@@ -2,6 +2,8 @@
 
 #include "widgets/SimulationRunner.h"
 
+#include <QPainter>
+
 #include <cmath>
 
 namespace atrium::widgets {
@@ -10,8 +12,25 @@ HudOverlay::HudOverlay(QWidget* parent) : QLabel(parent) {
     setObjectName("hud");
     setAttribute(Qt::WA_TransparentForMouseEvents);
     setTextFormat(Qt::RichText);
-    setStyleSheet("QLabel#hud { color: #e8e8e8; background: rgba(10, 12, 16, 150); border-radius: 6px;"
-                  " padding: 6px 10px; font-family: monospace; font-size: 11px; }");
+    // The style sizes the label; the view draws it (paintOverlay), so a new line of
+    // text never repaints the widgets over the view.
+    setStyleSheet("QLabel#hud { padding: 6px 10px; font-family: monospace; font-size: 11px; }");
+    setUpdatesEnabled(false);
+    QFont f("monospace");
+    f.setStyleHint(QFont::Monospace);
+    f.setPixelSize(11);
+    document_.setDefaultFont(f);
+    document_.setDocumentMargin(0);
+    document_.setDefaultStyleSheet("body { color: #e8e8e8; }");
+}
+
+void HudOverlay::paintOverlay(QPainter& p) const {
+    p.translate(pos());
+    p.setPen(Qt::NoPen);
+    p.setBrush(QColor(10, 12, 16, 150));
+    p.drawRoundedRect(rect(), 6, 6);
+    p.translate(10, 6);
+    document_.drawContents(&p);
 }
 
 namespace {
@@ -55,6 +74,7 @@ void HudOverlay::show(double renderFps, const BloodSnapshot* s, const QString& s
     }
     if (!status.isEmpty()) text += "<br>" + status.toHtmlEscaped();
     setText(text);
+    document_.setHtml("<body>" + text + "</body>");
     adjustSize();
 }
 

@@ -10,6 +10,7 @@
 #include "widgets/BloodSource.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
+#include "widgets/ViewOverlay.h"
 #include "widgets/WallAnchor.h"
 #include "widgets/WorkerPool.h"
 
@@ -18,6 +19,7 @@
 #include <QMouseEvent>
 #include <QOpenGLFramebufferObject>
 #include <QOpenGLFunctions>
+#include <QPainter>
 #include <QThreadPool>
 #include <QWheelEvent>
 
@@ -94,6 +96,8 @@ SceneView::SceneView(QWidget* parent)
     camera_.orbit().setVerticalFieldOfView(kFieldOfViewDeg * std::numbers::pi / 180.0);
     showLegend();
     hud_->move(10, 18);
+    addOverlay(hud_, hud_);
+    addOverlay(legend_, legend_);
     updateBloodVisibility();
 
     timer_.setInterval(16);
@@ -341,11 +345,68 @@ void SceneView::paintGL() {
     applyCamera(pw, ph, camera_.pose());
     viewer_->frame();
     if (recorder_) captureVideoFrame(pw, ph);
+    paintOverlays();
     frameTimes_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (frameTimes_.size() > 600) frameTimes_.pop_front();
     ++frames_;
     if (shown_ && shown_->particles() > 0) ++framesWithBlood_;
     Q_EMIT frameRendered();
+}
+
+void SceneView::addOverlay(QWidget* widget, const ViewOverlay* overlay) { overlays_.emplace_back(widget, overlay); }
+
+void SceneView::paintOverlays() {
+    std::vector<std::pair<const ViewOverlay*, QRegion>> parts;
+    for (const auto& [widget, overlay] : overlays_)
+        if (widget && widget->isVisible())
+            if (QRegion region = overlay->overlayRegion() & rect(); !region.isEmpty()) parts.emplace_back(overlay, region);
+    if (parts.empty()) return;
+
+    // QPainter's OpenGL engine draws from client-side arrays and leaves its own state
+    // behind: OSG's buffers and arrays are unbound first, and afterwards the OpenGL
+    // state is brought back to what OSG's record says it is.
+    osg::State& state = *window_->getState();
+    state.unbindVertexBufferObject();
+    state.unbindElementBufferObject();
+    state.disableAllVertexArrays();
+    {
+        QPainter gl(this);
+        const qreal ratio = devicePixelRatioF();
+        for (const auto& [overlay, region] : parts)
+            for (const QRect& r : region) {
+                // Each part is painted in software, antialiased, then drawn as one image.
+                QImage image(r.size() * ratio, QImage::Format_ARGB32_Premultiplied);
+                image.setDevicePixelRatio(ratio);
+                image.fill(Qt::transparent);
+                QPainter p(&image);
+                p.setRenderHint(QPainter::Antialiasing);
+                p.translate(-r.topLeft());
+                p.setClipRect(r);
+                overlay->paintOverlay(p);
+                p.end();
+                gl.drawImage(r.topLeft(), image);
+            }
+    }
+    // OSG's record says which modes it left on; QPainter changed some. They are set
+    // back as recorded (State::dirtyAllModes would invert the record instead, and a
+    // mode QPainter left alone would then stay wrong for a frame: the blood's point
+    // size, for one). Attributes, arrays and the program are simply applied again.
+    QOpenGLFunctions* f = context()->functions();
+    const auto restore = [f](const osg::State::ModeMap& modes) {
+        for (const auto& [mode, stack] : modes)
+            if (stack.valid) stack.last_applied_value ? f->glEnable(mode) : f->glDisable(mode);
+    };
+    restore(state.getModeMap());
+    const auto& textureModes = state.getTextureModeMapList();
+    for (std::size_t unit = 0; unit < textureModes.size(); ++unit) {
+        f->glActiveTexture(GLenum(GL_TEXTURE0 + unit));
+        restore(textureModes[unit]);
+    }
+    f->glActiveTexture(GL_TEXTURE0 + state.getActiveTextureUnit());
+    f->glUseProgram(0);
+    state.setLastAppliedProgramObject(nullptr);
+    state.dirtyAllAttributes();
+    state.dirtyAllVertexArrays();
 }
 
 void SceneView::startRecording(const std::string& path) {

@@ -14,6 +14,7 @@
 
 #include <QElapsedTimer>
 #include <QOpenGLWidget>
+#include <QPointer>
 #include <QTimer>
 
 #include <osg/ref_ptr>
@@ -26,6 +27,7 @@
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 namespace osg {
 class Group;
@@ -50,6 +52,7 @@ class ResourceGizmo;
 class SimulationRunner;
 class VideoRecorder;
 struct BloodSnapshot;
+class ViewOverlay;
 
 /// How the blood is drawn: one sphere per particle (which shows the colour quantity), or
 /// a smooth blood-red liquid surface in screen space (FluidSurface).
@@ -119,6 +122,9 @@ public:
     void setHudVisible(bool visible);
     /// Keeps the HUD below `y` (widget coordinates), e.g. clear of the control bar.
     void setOverlayTop(int y);
+    /// Paints `overlay` into every frame, over the scene, while `widget` (its widget,
+    /// a child of this view) is visible; in the order added. See ViewOverlay.h.
+    void addOverlay(QWidget* widget, const ViewOverlay* overlay);
 
     /// Tests: every frame advances the controllers by exactly `dt` seconds.
     void setFixedFrameTime(std::optional<double> dt) { fixedDt_ = dt; }
@@ -197,6 +203,9 @@ private:
     /// Device pixels of a size in widget units (high-DPI screens).
     std::pair<int, int> pixels(int w, int h) const;
     void updateBloodVisibility();
+    /// Draws the visible overlays into the frame with a QPainter, keeping OSG's record
+    /// of the OpenGL state true across it.
+    void paintOverlays();
 
     std::shared_ptr<BloodSource> source_;
     std::shared_ptr<const BloodSnapshot> shown_;
@@ -231,6 +240,7 @@ private:
     bool clipping_ = false;
     double clipOffset_ = 0.0;
 
+    std::vector<std::pair<QPointer<QWidget>, const ViewOverlay*>> overlays_;
     QTimer timer_;
     QElapsedTimer clock_, snapshotClock_;
     std::optional<double> fixedDt_;

@@ -17,10 +17,10 @@ ViewAnnotations::ViewAnnotations(SceneView* view) : QWidget(view), view_(view) {
     setAttribute(Qt::WA_NoSystemBackground);
     setGeometry(view->rect());
     view->installEventFilter(this);
-    connect(view, &SceneView::frameRendered, this, &ViewAnnotations::repaintCovered);
+    view->addOverlay(this, this);
 }
 
-QRegion ViewAnnotations::coveredRegion() const {
+QRegion ViewAnnotations::overlayRegion() const {
     QRegion r;
     if (axes_) {
         r += QRect(0, height() - 100, 100, 100);            // the triad and its letters
@@ -38,26 +38,11 @@ QRegion ViewAnnotations::coveredRegion() const {
     return r;
 }
 
-void ViewAnnotations::repaintCovered() {
-    const QRegion now = coveredRegion();
-    update(now | covered_); // what they cover now, and what they covered (to clear it)
-    covered_ = now;
-}
+void ViewAnnotations::setAxesVisible(bool on) { axes_ = on; }
 
-void ViewAnnotations::setAxesVisible(bool on) {
-    axes_ = on;
-    update();
-}
+void ViewAnnotations::setLabelsVisible(bool on) { labelsOn_ = on; }
 
-void ViewAnnotations::setLabelsVisible(bool on) {
-    labelsOn_ = on;
-    update();
-}
-
-void ViewAnnotations::setLabels(std::vector<ChamberLabel> labels) {
-    labels_ = std::move(labels);
-    update();
-}
+void ViewAnnotations::setLabels(std::vector<ChamberLabel> labels) { labels_ = std::move(labels); }
 
 bool ViewAnnotations::eventFilter(QObject* watched, QEvent* event) {
     if (watched == view_ && event->type() == QEvent::Resize) setGeometry(view_->rect());
@@ -85,9 +70,7 @@ ViewAnnotations::ScaleBar ViewAnnotations::scaleBar() const {
     return {mm, mm / perPixel};
 }
 
-void ViewAnnotations::paintEvent(QPaintEvent*) {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
+void ViewAnnotations::paintOverlay(QPainter& p) const {
     QFont f = font();
     f.setPointSizeF(9);
     p.setFont(f);
@@ -151,20 +134,26 @@ void ViewAnnotations::paintLabels(QPainter& p) const {
     }
 }
 
-void ViewAnnotations::paintRecording(QPainter& p) {
+qint64 ViewAnnotations::recordedMs() const {
     if (!view_->isRecording()) {
         recording_.invalidate();
-        return;
+        return -1;
     }
     if (!recording_.isValid()) recording_.start();
-    const qint64 s = recording_.elapsed() / 1000;
+    return recording_.elapsed();
+}
+
+void ViewAnnotations::paintRecording(QPainter& p) const {
+    const qint64 ms = recordedMs();
+    if (ms < 0) return;
+    const qint64 s = ms / 1000;
     const QString text = QString("REC %1:%2").arg(s / 60, 2, 10, QChar('0')).arg(s % 60, 2, 10, QChar('0'));
     const QRectF box(width() - 110, 14, 96, 24);
     p.setPen(Qt::NoPen);
     p.setBrush(QColor(10, 12, 16, 170));
     p.drawRoundedRect(box, 6, 6);
     // The dot blinks once a second.
-    p.setBrush(recording_.elapsed() % 1000 < 650 ? QColor(230, 40, 45) : QColor(120, 30, 32));
+    p.setBrush(ms % 1000 < 650 ? QColor(230, 40, 45) : QColor(120, 30, 32));
     p.drawEllipse(QPointF(box.left() + 14, box.center().y()), 6, 6);
     p.setPen(QColor(240, 240, 240));
     p.drawText(box.adjusted(26, 0, 0, 0), Qt::AlignVCenter | Qt::AlignLeft, text);

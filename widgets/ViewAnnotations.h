@@ -4,8 +4,10 @@
 // orbit centre, chamber labels (LV, LA, Ao) at their places in the heart, and a
 // recording indicator with the time recorded. The triad and scale bar, and the labels,
 // can each be switched off; the indicator shows whenever the view is recorded.
+// The view paints them into its frame (ViewOverlay): the widget holds their place.
 
 #include "narrative/CameraPose.h"
+#include "widgets/ViewOverlay.h"
 
 #include <QElapsedTimer>
 #include <QRegion>
@@ -24,7 +26,7 @@ struct ChamberLabel {
     narrative::Vec3 positionMm;
 };
 
-class ViewAnnotations : public QWidget {
+class ViewAnnotations : public QWidget, public ViewOverlay {
     Q_OBJECT
 public:
     explicit ViewAnnotations(SceneView* view);
@@ -44,26 +46,25 @@ public:
     /// Millimetres per pixel at the depth of the orbit centre.
     double mmPerPixel() const;
 
+    /// Where the annotations lie now.
+    QRegion overlayRegion() const override;
+    void paintOverlay(QPainter& p) const override;
+
 protected:
-    void paintEvent(QPaintEvent*) override;
     bool eventFilter(QObject* watched, QEvent* event) override;
 
 private:
     void paintAxes(QPainter& p) const;
     void paintScaleBar(QPainter& p) const;
     void paintLabels(QPainter& p) const;
-    void paintRecording(QPainter& p);
-    /// Where the annotations lie now: a frame repaints only this and what they covered
-    /// before. A full-view repaint of this translucent layer every frame cost llvmpipe
-    /// ~20 ms at 1280x720 (29 -> 17 fps with the blood simulating).
-    QRegion coveredRegion() const;
-    void repaintCovered();
+    void paintRecording(QPainter& p) const;
+    /// How long the view has been recorded, ms (-1: it is not).
+    qint64 recordedMs() const;
 
     SceneView* view_;
     bool axes_ = true, labelsOn_ = true;
     std::vector<ChamberLabel> labels_;
-    QElapsedTimer recording_;
-    QRegion covered_;
+    mutable QElapsedTimer recording_;
 };
 
 } // namespace atrium::widgets

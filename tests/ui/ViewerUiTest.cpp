@@ -42,6 +42,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <map>
 #include <memory>
 
 using namespace atrium;
@@ -884,7 +885,7 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     const std::string path = (QDir::tempPath() + "/atrium-ui-indicator.mp4").toStdString();
     v->startRecording(path);
     QTest::qWait(200);
-    const QImage shot = notes->grab().toImage();
+    const QImage shot = v->grabFramebuffer(); // the annotations are drawn in the view's frame
     int red = 0;
     for (int y = 10; y < 40; ++y)
         for (int x = shot.width() - 110; x < shot.width() - 10; ++x) {
@@ -900,6 +901,62 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     }
     v->stopRecording()->finish();
     std::filesystem::remove(path);
+}
+
+// The pictures over the view that change every frame are painted into the view's own
+// frame: their widgets never repaint (each repaint made Qt repaint and upload the whole
+// view's backing store, 15 ms a frame on llvmpipe), and painting them leaves OSG's
+// drawing of the next frame as it was.
+TEST(Viewer, PicturesOverTheViewArePaintedInItsFrameAndLeaveTheSceneAsItWas) {
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    SceneView* v = w->sceneView();
+    widgets::ViewAnnotations* notes = w->annotations();
+    widgets::CardiacCyclePanel* panel = w->cyclePanel();
+    ASSERT_TRUE(notes->isVisible() && panel->isVisible());
+
+    // Once the control bar has slid shut (an animation that does repaint), and coloured
+    // by speed: the legend's automatic range changes with every snapshot.
+    auto* bar = w->findChild<widgets::ControlBar*>("controlBar");
+    ASSERT_TRUE(waitFor([&] { return !bar->isOpen() && bar->y() == widgets::ControlBar::kHandleHeight - bar->height(); }, 30));
+    v->setColorQuantity(widgets::ColorQuantity::Speed);
+    const std::uint64_t shown = v->framesRendered();
+    ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= shown + 2; }, 30)); // the legend shown
+    std::map<QWidget*, std::unique_ptr<PaintCounter>> painted;
+    for (QWidget* child : v->findChildren<QWidget*>())
+        child->installEventFilter((painted[child] = std::make_unique<PaintCounter>()).get());
+    const std::uint64_t frames0 = v->framesRendered();
+    ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames0 + 40; }, 60)) << "40 frames (over 0.5 s: the HUD's refresh)";
+    for (const auto& [child, counter] : painted)
+        EXPECT_EQ(counter->paints, 0) << child->objectName().toStdString() << " repainted as a widget over the view";
+    v->setColorQuantity(widgets::ColorQuantity::Blood);
+
+    // One moment, with no event between: the scene alone, the frame with the pictures,
+    // the scene alone again.
+    const QImage before = v->renderImage(v->size()).convertToFormat(QImage::Format_RGB32);
+    const QImage frame = v->grabFramebuffer().convertToFormat(QImage::Format_RGB32);
+    const QImage after = v->renderImage(v->size()).convertToFormat(QImage::Format_RGB32);
+    ASSERT_EQ(frame.size(), before.size());
+    if (const QString shots = qEnvironmentVariable("ATRIUM_UI_SHOTS"); !shots.isEmpty()) {
+        before.save(shots + "/scene.png");
+        frame.save(shots + "/frame.png");
+    }
+    const QRegion pictures = notes->overlayRegion() | panel->geometry() | v->findChild<QWidget*>("hud")->geometry();
+    ASSERT_GT(notes->overlayRegion().rectCount(), 3) << "labels, triad and scale bar";
+    const auto differs = [](QRgb a, QRgb b) {
+        return std::abs(qRed(a) - qRed(b)) > 8 || std::abs(qGreen(a) - qGreen(b)) > 8 || std::abs(qBlue(a) - qBlue(b)) > 8;
+    };
+    int changedAfter = 0, inPanel = 0, panelPixels = 0, changedElsewhere = 0;
+    for (int y = 0; y < before.height(); ++y)
+        for (int x = 0; x < before.width(); ++x) {
+            changedAfter += differs(before.pixel(x, y), after.pixel(x, y));
+            const bool changed = differs(before.pixel(x, y), frame.pixel(x, y));
+            if (panel->geometry().contains(x, y)) ++panelPixels, inPanel += changed;
+            else if (!pictures.contains(QPoint(x, y))) changedElsewhere += changed;
+        }
+    EXPECT_EQ(changedAfter, 0) << "painting the pictures changed how OSG draws the next frame";
+    EXPECT_GT(inPanel, panelPixels / 10) << "the cycle panel is not in the frame"; // its curves, bars and text
+    EXPECT_EQ(changedElsewhere, 0) << "away from the pictures, the frame is not the scene";
 }
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumUiTest"); }
