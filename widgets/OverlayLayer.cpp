@@ -26,11 +26,9 @@ OverlayLayer::OverlayLayer(SceneView* view) : QWidget(view), view_(view) {
     setGeometry(view->rect());
     view->installEventFilter(this);
     connect(view, &SceneView::frameRendered, this, [this] {
-        if (items_.empty()) return;
-        followWall();
-        update();
+        if (!items_.empty()) followWall();
     });
-    connect(&media_, &OverlayMedia::changed, this, qOverload<>(&QWidget::update));
+    view->addOverlay(this, this);
     hide();
 }
 
@@ -67,7 +65,6 @@ void OverlayLayer::showNode(const QString& key, const std::vector<OverlayItem>& 
     media_.show(key, items_, [this](const std::string& m) { return painter_.mediaPath(m); }, playing);
     setVisible(!items_.empty());
     raise();
-    update();
 }
 
 void OverlayLayer::clear() {
@@ -98,13 +95,11 @@ void OverlayLayer::edit(const QString& key, const std::vector<OverlayItem>& item
     setAttribute(Qt::WA_TransparentForMouseEvents, false);
     show();
     raise();
-    update();
     Q_EMIT selectionChanged();
 }
 
 void OverlayLayer::select(std::optional<std::size_t> item) {
     selected_ = item && *item < items_.size() ? item : std::nullopt;
-    update();
     Q_EMIT selectionChanged();
 }
 
@@ -156,8 +151,22 @@ void OverlayLayer::paintOnto(QImage& image) {
     painter_.paint(p, QSizeF(image.size()), items_, alpha_, s, false);
 }
 
-void OverlayLayer::paintEvent(QPaintEvent*) {
-    QPainter p(this);
+QRegion OverlayLayer::overlayRegion() const {
+    if (picking()) return rect(); // the prompt, and wherever the label will go
+    if (items_.empty() || alpha_ <= 0.0) return {};
+    QRegion region;
+    const double margin = kHandlePx + 3.0; // handles, pens and the label's dot
+    for (std::size_t k = 0; k < items_.size(); ++k) {
+        const auto r = rectOf(k);
+        if (!r) continue;
+        QRectF covered = *r;
+        if (const auto point = labelPoint(k, QSizeF(size()))) covered |= QRectF(*point, QSizeF(1, 1));
+        region += covered.adjusted(-margin, -margin, margin, margin).toAlignedRect();
+    }
+    return region;
+}
+
+void OverlayLayer::paintOverlay(QPainter& p) const {
     painter_.paint(p, QSizeF(size()), items_, alpha_, sources(QSizeF(size())), editing_);
     if (editing_ && selected_) {
         if (const auto r = rectOf(*selected_)) {
@@ -205,7 +214,6 @@ void OverlayLayer::mousePressEvent(QMouseEvent* e) {
             unsetCursor();
             place(*point);
         }
-        update();
         return;
     }
     if (selected_) {
@@ -245,7 +253,6 @@ void OverlayLayer::mouseMoveEvent(QMouseEvent* e) {
         if (left) r.x = dragFrom_.x + dragFrom_.width - r.width;
         if (top) r.y = dragFrom_.y + dragFrom_.height - r.height;
     }
-    update();
 }
 
 void OverlayLayer::mouseReleaseEvent(QMouseEvent*) {
@@ -266,7 +273,6 @@ void OverlayLayer::keyPressEvent(QKeyEvent* e) {
     if (e->key() == Qt::Key_Escape && pickCallback_) {
         pickCallback_ = nullptr;
         unsetCursor();
-        update();
         return;
     }
     if ((e->key() == Qt::Key_Delete || e->key() == Qt::Key_Backspace) && selected_) {

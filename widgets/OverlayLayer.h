@@ -6,11 +6,13 @@
 // the author selects, moves and resizes with handles (Poyart 2016 5.4.2, figure 5.3).
 // Every finished gesture is reported as the node's new list of overlays, for the undo
 // stack; the layer never edits the document itself.
+// The view paints the overlays into its frame (ViewOverlay); the widget takes the mouse.
 
 #include "narrative/Narrative.h"
 #include "widgets/OverlayMedia.h"
 #include "widgets/OverlayPainter.h"
 #include "widgets/VideoFrameReader.h"
+#include "widgets/ViewOverlay.h"
 #include "widgets/WallAnchor.h"
 
 #include <QWidget>
@@ -25,7 +27,7 @@ namespace atrium::widgets {
 
 class SceneView;
 
-class OverlayLayer : public QWidget {
+class OverlayLayer : public QWidget, public ViewOverlay {
     Q_OBJECT
 public:
     /// Covers `view` and follows its size.
@@ -51,6 +53,9 @@ public:
     /// The next click on the heart places a 3D label there; `place` gets the point.
     void pickWallPoint(std::function<void(narrative::Vec3)> place);
     bool picking() const { return static_cast<bool>(pickCallback_); }
+    /// The items (with their 3D labels' points and leader lines, and the editor's handles).
+    QRegion overlayRegion() const override;
+    void paintOverlay(QPainter& painter) const override;
 
     /// Where item k's 3D label points in a picture of `size` taken from the current
     /// camera (its anchor glued to the wall shown), or nullopt.
@@ -75,7 +80,6 @@ Q_SIGNALS:
     void selectionChanged();
 
 protected:
-    void paintEvent(QPaintEvent*) override;
     void mousePressEvent(QMouseEvent*) override;
     void mouseMoveEvent(QMouseEvent*) override;
     void mouseReleaseEvent(QMouseEvent*) override;
