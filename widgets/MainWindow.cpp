@@ -100,8 +100,9 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
             if (auto* r = view_->runner(); r && r->state() == SimulationRunner::State::Failed) {
                 markUnfinishedHeart(source_, "its blood failed: " + QString::fromStdString(r->failure()).left(300));
                 bloodShownOfMarked_ = -1;
-            } else if (r && r->state() == SimulationRunner::State::Running && view_->shownSnapshot() &&
+            } else if ((!r || r->state() == SimulationRunner::State::Running) && view_->shownSnapshot() &&
                        view_->shownSnapshot()->particles() > 0 && ++bloodShownOfMarked_ > kFramesUntilHeartCameThrough) {
+                // Live blood running, or a baked beat playing.
                 clearUnfinishedHeart();
                 bloodShownOfMarked_ = -1;
             }
@@ -470,7 +471,10 @@ void MainWindow::readSettings() {
                                         SimulationChoices::kMinViscosity, SimulationChoices::kMaxViscosity);
     choices_.soundSpeed = number("simulation/soundSpeed", choices_.soundSpeed, SimulationChoices::kMinSoundSpeed,
                                  SimulationChoices::kMaxSoundSpeed);
-    if (!options_.realTimeFlow && s.value("simulation/flow").toString() == "baked") realTime_->setChecked(true);
+    // A first start bakes the blood on the CPU, where live blood runs at about 1/20 of
+    // real time, and simulates it live on a GPU.
+    const QString flow = s.value("simulation/flow").toString();
+    if (!options_.realTimeFlow && (flow == "baked" || (flow.isEmpty() && !choices_.cuda))) realTime_->setChecked(true);
     if (s.contains("simulation/heartRateFor"))
         savedHeartRate_ = std::pair{s.value("simulation/heartRateFor").toString(),
                                     number("simulation/heartRateBpm", 75.0, SimulationChoices::kMinRate, SimulationChoices::kMaxRate)};

@@ -373,7 +373,7 @@ TEST(Viewer, SettingsPersistBetweenRuns) {
 
 TEST(Viewer, ANewStartOpensTheFourChamberHeartWithItsRightHeartShell) {
     // No heart asked for and no settings: the four-chamber phantom, its left heart
-    // with blood, its right heart as the display-only shell; the menu marks it.
+    // with blood (baked), its right heart as the display-only shell; the menu marks it.
     QSettings().clear();
     widgets::ViewerOptions options;
     options.particleBudget = 2000;
@@ -385,7 +385,10 @@ TEST(Viewer, ANewStartOpensTheFourChamberHeartWithItsRightHeartShell) {
     ASSERT_TRUE(waitFor([&] { return loaded; }, 240));
     EXPECT_EQ(w.windowTitle(), "Atrium - phantom four-chamber");
     EXPECT_EQ(checkedPresets(w), QStringList{"four-chamber (default)"});
+    // On the CPU the blood is baked and plays in real time (live on a GPU).
+    EXPECT_TRUE(w.realTimeFlow());
     ASSERT_TRUE(waitForBlood(w)) << "the left heart carries the blood";
+    EXPECT_NE(dynamic_cast<widgets::BakedFlowPlayer*>(w.sceneView()->bloodSource()), nullptr);
     EXPECT_GT(w.sceneView()->shellTriangles(), 1000u) << "the right heart shown as a shell";
     // Its chambers are labelled too, and the home view frames them all.
     QStringList names;
