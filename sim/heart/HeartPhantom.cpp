@@ -319,6 +319,12 @@ public:
     double wall() const { return wall_; }
     D3 rightAtriumCenter() const { return raCenter_; }
     D3 rightVentricleFarSide() const { return rvCenter_ - D3{0.75 * rvSemi_.x, 0, 0}; }
+    /// A box holding the right ventricle with its tricuspid neck (rightHeartShell).
+    std::pair<D3, D3> rightVentricleBox() const {
+        const double neck = l_.tricuspidRadius;
+        return {minOf(rvCenter_ - rvSemi_, l_.tricuspid - D3{neck, neck, l_.baseCap + 10.0 * l_.s}),
+                maxOf(rvCenter_ + rvSemi_, D3{l_.tricuspid.x + neck, l_.tricuspid.y + neck, raCenter_.z})};
+    }
     const LvShape& shape() const { return shape_; }
     D3 boundsLo() const { return lo_; }
     D3 boundsHi() const { return hi_; }
@@ -759,6 +765,39 @@ std::optional<HeartPhantom::RightHeartLandmarks> HeartPhantom::rightHeartLandmar
 }
 
 double HeartPhantom::raVolumeMl(double phase01) const { return params_.rightHeartShell ? laVolumeMl(phase01) : 0.0; }
+
+std::vector<double> HeartPhantom::rvVolumesMl(int samples, double voxelMm) const {
+    if (!params_.rightHeartShell || samples <= 0) return {};
+    const Layout l = layoutFor(params_);
+    const auto countMl = [&](double phase) {
+        const PhaseGeometry g(l, phase, false);
+        const auto [lo, hi] = g.rightVentricleBox();
+        const double h = voxelMm;
+        std::size_t inside = 0;
+        for (double z = lo.z + 0.5 * h; z < hi.z; z += h)
+            for (double y = lo.y + 0.5 * h; y < hi.y; y += h)
+                for (double x = lo.x + 0.5 * h; x < hi.x; x += h) {
+                    const RightHeartDistances d = g.rightHeartDistances({x, y, z});
+                    inside += d.cavity < 0.0 && d.cavity == d.rv;
+                }
+        return double(inside) * h * h * h / 1000.0;
+    };
+    // The ellipsoid's volume is linear in the stroke fraction f; the chamber it is
+    // clipped to (by the left heart's clearance) follows it closely: counted at f = 0
+    // (end systole), 1 (end diastole) and near 1/2 in filling, linear in f between.
+    double midPhase = 0.5, midF = strokeFraction(0.5);
+    for (int k = 0; k < samples; ++k)
+        if (const double t = double(k) / samples, f = strokeFraction(t);
+            t > endSystolicPhase() && std::fabs(f - 0.5) < std::fabs(midF - 0.5))
+            midPhase = t, midF = f;
+    const double es = countMl(endSystolicPhase()), mid = countMl(midPhase), ed = countMl(0.0);
+    std::vector<double> ml(static_cast<std::size_t>(samples));
+    for (int k = 0; k < samples; ++k) {
+        const double f = strokeFraction(double(k) / samples);
+        ml[std::size_t(k)] = f <= midF ? es + (mid - es) * f / midF : mid + (ed - mid) * (f - midF) / (1.0 - midF);
+    }
+    return ml;
+}
 
 double HeartPhantom::lvLengthMm(double phase01) const {
     const Layout l = layoutFor(params_);

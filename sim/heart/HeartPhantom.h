@@ -130,6 +130,11 @@ public:
     Tissue rightHeartAt(sph::Vec3 p, double phase01) const;
     /// The right atrium's ellipsoid volume before trimming, ml (the left atrium's curve).
     double raVolumeMl(double phase01) const;
+    /// The right ventricle's volume (with its tricuspid neck) at `samples` phases k /
+    /// samples, ml: voxels of `voxelMm` counted at end systole, end diastole and half-way
+    /// in filling, the phases between following the stroke fraction. Empty without
+    /// rightHeartShell.
+    std::vector<double> rvVolumesMl(int samples, double voxelMm = 2.0) const;
     /// With rightHeartShell: a point well inside each right-heart chamber (for labels).
     struct RightHeartLandmarks {
         sph::Vec3 rightAtrium, rightVentricle, pulmonaryTrunk;

@@ -130,6 +130,20 @@ TEST(FourChamberPhantom, ChamberVolumesLieInTheDocumentedRanges) {
     EXPECT_GT(aorta.centerline.back().y, la.center.y + la.semiAxes.y) << "the descending aorta lies behind the atrium";
 }
 
+TEST(FourChamberPhantom, TheRightVentriclesVolumeCurveMatchesItsImageThroughTheCycle) {
+    // The cycle panel's RV curve (two coarse counts and the stroke fraction between)
+    // against the right heart's 1 mm image counted at phases between those two.
+    const HeartPhantom h(HeartPhantom::preset("four-chamber"));
+    const int samples = 20;
+    const std::vector<double> curve = h.rvVolumesMl(samples);
+    ASSERT_EQ(curve.size(), std::size_t(samples));
+    for (const int k : {0, 3, 5, 7, 10, 14}) {
+        const double counted = rightHeartVolumesMl(h, double(k) / samples).at(Tissue::RightVentricle);
+        EXPECT_NEAR(curve[std::size_t(k)], counted, 0.03 * counted) << "phase " << double(k) / samples;
+    }
+    EXPECT_TRUE(HeartPhantom(HeartPhantom::preset("adult")).rvVolumesMl(samples).empty()) << "no right heart";
+}
+
 TEST(FourChamberPhantom, TheRightHeartKeepsClearOfTheBlood) {
     // No voxel within 4 mm of a right-heart voxel holds left-heart blood, at any phase
     // the viewer shows; the right heart never touches a face of the volume.
