@@ -7,6 +7,7 @@
 #include <QPainterPath>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace atrium::widgets {
@@ -87,8 +88,9 @@ void CardiacCyclePanel::paintOverlay(QPainter& p) const {
         return;
     }
     double lo = 1e300, hi = -1e300;
-    for (const auto* curve : {&cycle_.lvMl, &cycle_.laMl})
-        for (double v : *curve) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (double v : cycle_.lvMl) lo = std::min(lo, v), hi = std::max(hi, v);
+    for (const CardiacCycle::Curve& other : cycle_.others)
+        for (double v : other.ml) lo = std::min(lo, v), hi = std::max(hi, v);
     const double pad = 0.08 * std::max(hi - lo, 1.0);
     lo = std::max(0.0, lo - pad);
     hi += pad;
@@ -98,7 +100,7 @@ void CardiacCyclePanel::paintOverlay(QPainter& p) const {
     const double edv = *std::max_element(cycle_.lvMl.begin(), cycle_.lvMl.end());
     const double esv = *std::min_element(cycle_.lvMl.begin(), cycle_.lvMl.end());
     p.drawText(QRectF(10, 4, width() - 20, 18), Qt::AlignLeft | Qt::AlignVCenter,
-               QString("Volume over the cycle (ml): %1 %2-%3 ml, EF %4 %")
+               QString("Volumes (ml): %1 %2-%3, EF %4 %")
                    .arg(cycle_.lvName)
                    .arg(esv, 0, 'f', 0)
                    .arg(edv, 0, 'f', 0)
@@ -137,13 +139,23 @@ void CardiacCyclePanel::paintOverlay(QPainter& p) const {
         p.setBrush(Qt::NoBrush);
         p.drawPath(path);
     };
-    curve(cycle_.laMl, QColor(240, 170, 80), Qt::DashLine);
+    // The ventricle last, over the others; their names at the title's right.
+    static const std::array<QColor, 4> kOtherColors = {QColor(240, 170, 80), QColor(110, 160, 240),
+                                                       QColor(190, 140, 230), QColor(120, 200, 170)};
+    std::vector<std::pair<QString, QColor>> names;
+    for (std::size_t k = 0; k < cycle_.others.size(); ++k) {
+        const QColor c = kOtherColors[k % kOtherColors.size()];
+        curve(cycle_.others[k].ml, c, k < kOtherColors.size() ? Qt::DashLine : Qt::DotLine);
+        names.emplace_back(cycle_.others[k].name, c);
+    }
     curve(cycle_.lvMl, QColor(235, 80, 80), Qt::SolidLine);
-    p.setPen(QColor(235, 80, 80));
-    p.drawText(QRectF(r.right() - 70, r.top(), 70, 14), Qt::AlignRight, cycle_.lvName);
-    if (!cycle_.laMl.empty()) {
-        p.setPen(QColor(240, 170, 80));
-        p.drawText(QRectF(r.right() - 70, r.top() + 13, 70, 14), Qt::AlignRight, cycle_.laName);
+    names.emplace(names.begin(), cycle_.lvName, QColor(235, 80, 80));
+    double right = width() - 10.0;
+    for (auto it = names.rbegin(); it != names.rend(); ++it) {
+        const double w = p.fontMetrics().horizontalAdvance(it->first) + 8;
+        p.setPen(it->second);
+        p.drawText(QRectF(right - w, 4, w, 18), Qt::AlignRight | Qt::AlignVCenter, it->first);
+        right -= w;
     }
     // The cursor.
     const double x = r.left() + phase_ * r.width();

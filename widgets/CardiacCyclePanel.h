@@ -1,7 +1,8 @@
 #pragma once
 // The cardiac cycle at a glance, over the bottom of the view: the volume of each
-// chamber over the cycle (the left ventricle from the wall's motion; the left atrium
-// where the phantom gives it), when the mitral and aortic valves are open, and the
+// chamber over the cycle (the left ventricle from the wall's motion; the atria and the
+// right ventricle where the phantom gives them; every chamber of a mesh series), when
+// the mitral and aortic valves are open, and the
 // heart's current phase as a cursor. Clicking or dragging in it asks for that phase
 // (phaseRequested): the window scrubs the paused real-time flow there.
 // Over a SceneView, the view paints it into its frame (ViewOverlay): the cursor moves
@@ -19,9 +20,15 @@ namespace atrium::widgets {
 
 /// Chamber volumes sampled evenly over one cycle (phase k / samples), and the valves.
 struct CardiacCycle {
-    std::vector<double> lvMl;        ///< the ventricle (or the whole blood pool, label says)
-    std::vector<double> laMl;        ///< the left atrium (or a second chamber); empty when unknown
-    QString lvName = "LV", laName = "LA";
+    std::vector<double> lvMl; ///< the ventricle (or the whole blood pool, label says)
+    QString lvName = "LV";
+    /// Another chamber's volume over the cycle (its own number of samples).
+    struct Curve {
+        QString name;
+        std::vector<double> ml;
+    };
+    /// The other chambers: the left atrium, the right heart's, a mesh series' others.
+    std::vector<Curve> others;
     /// Open intervals of the valves as [from, to) phase pairs (to < from wraps).
     std::vector<std::pair<double, double>> mitralOpen, aorticOpen;
 

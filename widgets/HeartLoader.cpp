@@ -42,22 +42,29 @@ void describeCycle(LoadedHeart& h) {
     if (!chambers.empty()) {
         h.cycle.lvMl = sampledOverCycle(chambers[0]->phaseVolumeMl, kSamples);
         h.cycle.lvName = QString::fromStdString(chambers[0]->name);
-        if (chambers.size() > 1) {
-            h.cycle.laMl = sampledOverCycle(chambers[1]->phaseVolumeMl, kSamples);
-            h.cycle.laName = QString::fromStdString(chambers[1]->name);
-        }
+        for (std::size_t k = 1; k < chambers.size(); ++k)
+            h.cycle.others.push_back({QString::fromStdString(chambers[k]->name),
+                                      sampledOverCycle(chambers[k]->phaseVolumeMl, kSamples)});
         h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
         return;
     }
-    for (int k = 0; k < kSamples; ++k) {
-        const double phase = double(k) / kSamples;
-        if (phantom) {
+    if (phantom) {
+        CardiacCycle::Curve la{"LA", {}}, ra{"RA", {}};
+        for (int k = 0; k < kSamples; ++k) {
+            const double phase = double(k) / kSamples;
             h.cycle.lvMl.push_back(phantom->lvVolumeMl(phase));
-            h.cycle.laMl.push_back(phantom->laVolumeMl(phase));
-        } else {
-            h.mesh->sample(phase, cycle, mesh, velocity);
-            h.cycle.lvMl.push_back(heart::enclosedVolumeMl(mesh));
+            la.ml.push_back(phantom->laVolumeMl(phase));
+            ra.ml.push_back(phantom->raVolumeMl(phase));
         }
+        h.cycle.others.push_back(std::move(la));
+        if (std::vector<double> rv = phantom->rvVolumesMl(kSamples); !rv.empty()) {
+            h.cycle.others.push_back({"RV", std::move(rv)});
+            h.cycle.others.push_back(std::move(ra));
+        }
+    }
+    for (int k = 0; !phantom && k < kSamples; ++k) {
+        h.mesh->sample(double(k) / kSamples, cycle, mesh, velocity);
+        h.cycle.lvMl.push_back(heart::enclosedVolumeMl(mesh));
     }
     h.cycle.lvName = phantom ? "LV" : "blood pool";
     h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);

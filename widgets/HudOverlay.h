@@ -21,7 +21,7 @@ public:
     /// `snapshot` may be null (nothing simulated yet); `status` is shown as a last line.
     void show(double renderFps, const BloodSnapshot* snapshot, const QString& status);
 
-    QRegion overlayRegion() const override { return geometry(); }
+    QRegion overlayRegion() const override { return text().isEmpty() ? QRegion() : QRegion(geometry()); }
     void paintOverlay(QPainter& painter) const override;
 
 private:

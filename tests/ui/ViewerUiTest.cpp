@@ -399,6 +399,18 @@ TEST(Viewer, ANewStartOpensTheFourChamberHeartWithItsRightHeartShell) {
         EXPECT_TRUE(w.sceneView()->rect().contains(at->toPoint())) << label.text.toStdString();
     }
     EXPECT_EQ(names, (QStringList{"LV", "LA", "Ao", "RA", "RV", "PA"}));
+    // The cycle panel plots the right heart's chambers beside the left's: the RV ejects
+    // the LV's stroke volume at its documented EF (docs/heart-phantom.md).
+    const widgets::CardiacCycle& cycle = w.cyclePanel()->cycle();
+    QStringList curves;
+    for (const auto& c : cycle.others) curves << c.name;
+    ASSERT_EQ(curves, (QStringList{"LA", "RV", "RA"}));
+    const auto [rvEs, rvEd] = std::minmax_element(cycle.others[1].ml.begin(), cycle.others[1].ml.end());
+    const auto [lvEs, lvEd] = std::minmax_element(cycle.lvMl.begin(), cycle.lvMl.end());
+    EXPECT_NEAR((*rvEd - *rvEs) / *rvEd, 0.56, 0.03);
+    EXPECT_NEAR(*rvEd - *rvEs, *lvEd - *lvEs, 0.1 * (*lvEd - *lvEs));
+    if (const QString shots = qEnvironmentVariable("ATRIUM_UI_SHOTS"); !shots.isEmpty())
+        w.sceneView()->grabFramebuffer().save(shots + "/four-chamber.png");
     // Another preset shows no right heart.
     loaded = false;
     w.loadHeart(heart::HeartSource::fromPreset("adult"));
@@ -871,6 +883,8 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     const double edv = *std::max_element(cycle.lvMl.begin(), cycle.lvMl.end()),
                  esv = *std::min_element(cycle.lvMl.begin(), cycle.lvMl.end());
     EXPECT_NEAR((edv - esv) / edv, 0.6, 0.05);
+    ASSERT_EQ(cycle.others.size(), 1u) << "the adult's left atrium; no right heart";
+    EXPECT_EQ(cycle.others[0].name, "LA");
     ASSERT_FALSE(cycle.aorticOpen.empty());
     ASSERT_FALSE(cycle.mitralOpen.empty());
     const auto openAt = [](const std::vector<std::pair<double, double>>& open, double phase) {
