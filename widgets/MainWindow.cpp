@@ -66,7 +66,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     buildMenus();
     buildControlBar();
     buildNarratives();
-    lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source); }, record_, modes_,
+    lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source, {}, true); }, record_, modes_,
                         [this](const QString& document, const QString& locked) {
                             QString error;
                             if (!narratives_->openFile(document, &error)) statusBar()->showMessage(error);
@@ -111,15 +111,18 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     view_->setBackgroundStatus([this] {
         return QStringList{loader_->statusText(), baker_->statusText()}.filter(QRegularExpression(".")).join(" | ");
     });
-    connect(loader_, &HeartLoader::loaded, this,
-            [this](const std::shared_ptr<const LoadedHeart>& heart) { showLoadedHeart(*heart); });
+    connect(loader_, &HeartLoader::loaded, this, [this](const std::shared_ptr<const LoadedHeart>& heart) {
+        if (!startPendingLoad()) showLoadedHeart(*heart);
+    });
     connect(loader_, &HeartLoader::cancelled, this, [this] {
+        if (startPendingLoad()) return;
         clearUnfinishedHeart();
         bloodShownOfMarked_ = -1;
         statusBar()->showMessage(heart_ ? "Loading cancelled: the previous heart goes on" : "Loading cancelled", 6000);
         returnFocusToView();
     });
     connect(loader_, &HeartLoader::failed, this, [this](const QString& error) {
+        if (startPendingLoad()) return; // a heart nobody waits for any more
         if (heart_) clearUnfinishedHeart(); // the previous heart goes on and is the one remembered
         else markUnfinishedHeart(loadingSource_, "it could not be loaded: " + error.left(300));
         bloodShownOfMarked_ = -1;
@@ -213,7 +216,13 @@ void MainWindow::clearUnfinishedHeart() const {
 
 MainWindow::~MainWindow() = default;
 
-void MainWindow::loadHeart(const heart::HeartSource& source, const std::string& shellPattern) {
+void MainWindow::loadHeart(const heart::HeartSource& source, const std::string& shellPattern, bool replacing) {
+    if (loader_->busy() && replacing) {
+        pendingLoad_ = {source, shellPattern};
+        loader_->cancel();
+        statusBar()->showMessage("Loading the lecture's heart once the heart loading now has stopped", 6000);
+        return;
+    }
     if (!loader_->start(source, shellPattern)) {
         statusBar()->showMessage("A heart is loading: wait for it or cancel it first", 4000);
         return;
@@ -221,6 +230,13 @@ void MainWindow::loadHeart(const heart::HeartSource& source, const std::string& 
     loadingSource_ = source;
     markUnfinishedHeart(source, {}); // cleared once its blood has run (see the frameRendered handler)
     bloodShownOfMarked_ = -1;          // counting starts when it is shown
+}
+
+bool MainWindow::startPendingLoad() {
+    if (!pendingLoad_) return false;
+    const auto [source, shell] = *std::exchange(pendingLoad_, std::nullopt);
+    loadHeart(source, shell);
+    return true;
 }
 
 void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {

@@ -82,7 +82,10 @@ public:
     /// and starts its blood. The current heart goes on until then, and after a failed
     /// or cancelled load.
     /// `shellPattern`: a mesh series shown around it as a translucent shell, no blood.
-    void loadHeart(const heart::HeartSource& source, const std::string& shellPattern = {});
+    /// While another heart loads, it is refused with a word in the status bar, unless
+    /// `replacing` (a lecture's heart): then that load is cancelled (its heart, should it
+    /// come all the same, is dropped) and this one starts after it.
+    void loadHeart(const heart::HeartSource& source, const std::string& shellPattern = {}, bool replacing = false);
     HeartLoader* heartLoader() const { return loader_; }
     /// Narratives: their document, playback, bar and editor.
     NarrativeWorkspace* narratives() const { return narratives_; }
@@ -201,6 +204,10 @@ private:
     double secondsToHeart_ = 0.0;
     int bloodShownOfMarked_ = -1; ///< frames with blood of the heart marked unfinished; -1: none marked
     heart::HeartSource loadingSource_; ///< the heart the loader works on
+    /// A heart to load once the loader's current work has ended (loadHeart's `replacing`).
+    std::optional<std::pair<heart::HeartSource, std::string>> pendingLoad_;
+    /// Starts pendingLoad_, if any: true when the loader's result is to be dropped.
+    bool startPendingLoad();
     qint64 startMs_ = 0;
 
     QAction *playPause_, *step_, *reset_, *home_, *clip_, *wireframe_, *showBlood_, *showHud_, *helpAction_;

@@ -6,8 +6,12 @@
 #include "narrative/package/ContentPackage.h"
 #include "tests/ui/UiTestSupport.h"
 #include "sim/heart/BakedBeat.h"
+#include "sim/heart/HeartPhantom.h"
+#include "sim/heart/HeartPipeline.h"
+#include "sim/heart/MeshSeries.h"
 #include "widgets/BakedFlowPlayer.h"
 #include "widgets/FlowBaker.h"
+#include "widgets/HeartLoader.h"
 #include "widgets/BrandingBar.h"
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
@@ -537,6 +541,37 @@ TEST(LectureUi, AMeshSeriesHeartTravelsInsideAPackageWithItsFlow) {
     ASSERT_TRUE(waitFor([&] { return bakedPlayer(*w) && bakedPlayer(*w)->beat(); }, 30)) << "the ball's beat does not play";
     EXPECT_EQ(bakedPlayer(*w)->beat(), w->lectureUi()->lecture()->flow().get());
     EXPECT_FALSE(w->flowBaker()->busy());
+}
+
+TEST(LectureUi, ALectureOpenedWhileAnotherHeartLoadsBringsItsOwnHeartAndFlow) {
+    // The window starts on a mesh series it has never processed (seconds of work), and
+    // the lecture is opened meanwhile: the lecture's heart replaces that load, and its
+    // beat plays; nothing is refused as baked in another heart.
+    QTemporaryDir dir;
+    const QString lecture = dir.filePath("with-flow.atrium");
+    writeLectureWithFlow(lecture, heart::heartIdentity(heart::HeartSource::fromPreset("four-chamber"),
+                                                       heart::PipelineSettings::forBlood()));
+    heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
+    p.voxelSizeMm = 1.5;
+    const std::filesystem::path series = std::filesystem::path(dir.path().toStdString()) / "lv_%02d.vtk";
+    heart::writeMeshSeries(heart::phantomSurfaces(p, true), series);
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromMeshes(series.string(), heart::HeartPhantom(p).cycleSeconds());
+    options.particleBudget = 3000;
+    options.persistSettings = false;
+    options.headless = true;
+    MainWindow w(options);
+    QStringList refused;
+    QObject::connect(&w, &MainWindow::flowRefused, [&](const QString& why) { refused << why; });
+    w.resize(1100, 720);
+    w.show();
+    ASSERT_TRUE(waitFor([&] { return w.heartLoader()->busy(); }, 30));
+    ASSERT_TRUE(w.lectureUi()->openNow(lecture));
+    ASSERT_TRUE(waitFor([&] { return bakedPlayer(w) && bakedPlayer(w)->beat(); }, 240)) << "the lecture's beat";
+    EXPECT_EQ(bakedPlayer(w)->beat(), w.lectureUi()->lecture()->flow().get());
+    EXPECT_TRUE(refused.isEmpty()) << refused.join("; ").toStdString();
+    EXPECT_GT(w.sceneView()->shellTriangles(), 1000u) << "the lecture's four-chamber heart, with its shell";
+    EXPECT_FALSE(w.heartLoader()->busy());
 }
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureUiTest"); }
