@@ -5,6 +5,7 @@
 //
 // Units are whatever the mesh carries; in sim/heart that is millimetres.
 
+#include "sim/heart/MeshEdges.h"
 #include "sim/sph/TriangleMesh.h"
 
 #include <vtkSmartPointer.h>
@@ -31,26 +32,6 @@ sph::TriangleMesh toTriangleMesh(vtkPolyData* polyData, std::size_t* droppedCell
 /// vtkPolyData with float points (same order) and one triangle cell per triangle.
 vtkSmartPointer<vtkPolyData> toPolyData(const sph::TriangleMesh& mesh);
 
-using Edge = std::array<std::uint32_t, 2>;
-
-/// Every undirected edge of a mesh once, with the triangles that use it.
-struct EdgeTable {
-    struct Entry {
-        std::uint32_t a, b;        ///< a < b
-        std::uint32_t firstUse;    ///< index into `useTriangle` / `useForward`
-        std::uint32_t useCount;    ///< triangles using the edge: 1 boundary, 2 interior, >2 non-manifold
-    };
-    std::vector<Entry> edges;                              ///< sorted by (a, b)
-    std::vector<std::uint32_t> useTriangle;                ///< triangle of each use
-    std::vector<std::uint8_t> useForward;                  ///< 1 when that triangle runs a -> b
-    std::vector<std::array<std::uint32_t, 3>> triangleEdges; ///< edge index of (v0v1, v1v2, v2v0)
-};
-EdgeTable buildEdgeTable(const sph::TriangleMesh& mesh);
-
-/// Edges used by exactly one triangle, directed as that triangle runs them.
-/// Edges used by exactly one triangle of an edge table, directed as that triangle runs them.
-std::vector<Edge> boundaryEdges(const EdgeTable& table);
-std::vector<Edge> boundaryEdges(const sph::TriangleMesh& mesh);
 /// Edges used by more than two triangles.
 std::size_t nonManifoldEdgeCount(const sph::TriangleMesh& mesh);
 /// Edges used by exactly two triangles that both run it in the same direction

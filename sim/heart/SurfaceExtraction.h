@@ -9,6 +9,7 @@
 // normals point out of the blood, towards lower intensity, and the enclosed volume of a
 // closed blood surface is positive, as sph::TriangleMesh expects.
 
+#include "sim/heart/HoleCapping.h" // capHoles, boundaryLoops
 #include "sim/sph/TriangleMesh.h"
 
 #include <cstddef>
@@ -112,22 +113,5 @@ enum class NoiseSearch {
 std::size_t removeNoise(sph::TriangleMesh& mesh, double boxSize, std::size_t* structures = nullptr,
                         const std::function<void(double)>& progress = {},
                         NoiseSearch search = NoiseSearch::PrunedByPiece);
-
-/// Closes every hole (boundary loop) of the mesh with triangles wound consistently with
-/// the surrounding surface (ear clipping in the loop's best-fit plane, best-shaped ear
-/// first), e.g. the valve-plane openings of a ventricle mesh. Returns how many holes it
-/// closed (0 for a closed mesh). The mesh is left unchanged and std::runtime_error is
-/// thrown, naming the hole's size and position, when a hole is wider than
-/// `maxHoleDiameter` (largest distance between two of its vertices), when the boundary
-/// is not a set of simple loops (a vertex shared by two holes, inconsistent winding), or
-/// when a loop cannot be triangulated (self-intersecting in its plane, or every ear would
-/// duplicate an existing edge). Throws std::invalid_argument when maxHoleDiameter is not
-/// positive.
-std::size_t capHoles(sph::TriangleMesh& mesh, double maxHoleDiameter);
-
-/// The holes of an open mesh: each boundary loop's vertices, in the direction the
-/// mesh's triangles run its edges (empty for a closed mesh). Throws std::runtime_error
-/// naming the hole when the boundary is not a set of simple loops (as capHoles).
-std::vector<std::vector<std::uint32_t>> boundaryLoops(const sph::TriangleMesh& mesh);
 
 } // namespace atrium::heart
