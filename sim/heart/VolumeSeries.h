@@ -7,6 +7,7 @@
 // little/big-endian float, attached header), .mha/.mhd (MetaImage); a DICOM series
 // directory per phase is read (not written). See docs/heart-phantom.md.
 
+#include "sim/heart/SeriesFiles.h" // series patterns and folders
 #include "sim/sph/Vec3.h"
 
 #include <cstddef>
@@ -114,27 +115,6 @@ VolumeSeries readVolumeSeries(const std::string& patternOrDirectory, const Serie
 /// Reads one DICOM series directory per phase, in the order given.
 VolumeSeries readDicomSeries(const std::vector<std::filesystem::path>& phaseDirectories,
                              const SeriesReadOptions& options = {});
-
-/// The frames of a series, shared by the volume and mesh readers. `source` is a
-/// printf-style pattern with one integer field or a directory. Pattern: the existing
-/// names that the pattern produces, by index, from the lowest to the highest present;
-/// a gap throws VolumeError naming the first missing file. Directory: files whose
-/// extension is in `extensions` (lower case, with dot), natural order; files of two
-/// different listed extensions throw. expectedCount > 0 enforces the count.
-/// With an empty `extensions`, a pattern may match files or directories.
-/// Why `file` cannot be read as an input file (missing, a directory, empty,
-/// unreadable), or an empty string when it can. `kind` names what was expected
-/// ("volume", "mesh") in the message.
-std::string unreadableFileReason(const std::filesystem::path& file, const std::string& kind);
-
-std::vector<std::filesystem::path> resolveSeriesFrames(const std::string& source,
-                                                       const std::vector<std::string>& extensions,
-                                                       int expectedCount = 0);
-
-/// printf-style formatting of a pattern with exactly one integer field (%d, %i, %u,
-/// with optional flags/width such as %02d; %% is a literal percent). Throws
-/// std::invalid_argument for any other pattern.
-std::string formatSeriesPattern(const std::string& pattern, int index);
 
 /// An isovalue separating the blood pool from myocardium and background: a three-class
 /// Otsu split of a 1024-bin intensity histogram (background / myocardium /
