@@ -488,7 +488,7 @@ void MainWindow::readSettings() {
     choices_.soundSpeed = number("simulation/soundSpeed", choices_.soundSpeed, SimulationChoices::kMinSoundSpeed,
                                  SimulationChoices::kMaxSoundSpeed);
     // A first start bakes the blood on the CPU, where live blood runs at about 1/20 of
-    // real time, and simulates it live on a GPU.
+    // real time, and simulates it live with the CUDA backend.
     const QString flow = s.value("simulation/flow").toString();
     if (!options_.realTimeFlow && (flow == "baked" || (flow.isEmpty() && !choices_.cuda))) realTime_->setChecked(true);
     if (s.contains("simulation/heartRateFor"))

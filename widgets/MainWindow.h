@@ -56,7 +56,7 @@ struct ViewerOptions {
     /// A content package (.atrium) to open: its heart replaces the last one.
     std::optional<QString> lecture;
     /// Blood from the live simulation (false) or a baked beat in real time (true);
-    /// null: as last time (the first time: baked on the CPU, live on a GPU).
+    /// null: as last time (the first time: baked with the CPU backend, live with CUDA).
     std::optional<bool> realTimeFlow;
     /// Play this baked beat (atrium-sim heart --bake) instead of baking one; it must
     /// have been baked from the heart shown.
