@@ -1,46 +1,102 @@
 #include "session/Recording.h"
 
-#include "narrative/AtomicFile.h"
+#include "narrative/AtomicFile.h" // commitTemporary
 #include "narrative/NarrativePlayer.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
+
+#include <fcntl.h>
+#include <unistd.h>
 
 namespace atrium::session {
 
 using nlohmann::json;
 
 
+std::filesystem::path partialRecordingPath(const std::filesystem::path& file) {
+    return std::filesystem::path(file.string() + ".partial");
+}
+
+namespace {
+
+[[noreturn]] void failOn(const std::filesystem::path& file, const char* what) {
+    throw std::runtime_error(file.string() + ": " + what + ": " + std::strerror(errno));
+}
+
+/// A name beside `file` for an unfinished recording: NAME.recovered-N.atriumrec.
+std::filesystem::path recoveredName(const std::filesystem::path& file) {
+    const std::filesystem::path stem = file.parent_path() / file.stem();
+    for (int n = 1;; ++n) {
+        std::filesystem::path candidate(stem.string() + ".recovered-" + std::to_string(n) + ".atriumrec");
+        std::error_code ec;
+        if (!std::filesystem::exists(candidate, ec) && !ec) return candidate;
+        if (n > 10000) throw std::runtime_error(file.string() + ": too many recovered recordings beside it");
+    }
+}
+
+} // namespace
+
 RecordingWriter::RecordingWriter(const std::filesystem::path& file, const std::string& session,
                                  const msg::Snapshot& start, double now)
-    : out_(std::make_unique<narrative::AtomicFileWriter>(file)), file_(file), last_(now) {
+    : file_(file), partial_(partialRecordingPath(file)), last_(now), lastSync_(now) {
+    std::error_code ec;
+    if (std::filesystem::exists(partial_, ec)) {
+        // What a lecture whose window did not close left: kept, never overwritten.
+        recovered_ = recoveredName(file);
+        std::filesystem::rename(partial_, recovered_, ec);
+        if (ec) throw std::runtime_error(partial_.string() + ": cannot keep this unfinished recording as " +
+                                         recovered_.string() + ": " + ec.message());
+    }
+    fd_ = ::open(partial_.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd_ < 0) failOn(partial_, "cannot create");
     const json header = {{"format", std::string(kRecordingFormat)}, {"v", kProtocolVersion}, {"session", session},
                          {"content", start.state.content ? json{{"hash", start.state.content->hash},
                                                                 {"name", start.state.content->name},
                                                                 {"bytes", start.state.content->bytes}}
                                                          : json(nullptr)}};
-    const std::string line = header.dump() + "\n";
-    out_->write(line.data(), line.size());
+    write(header.dump() + "\n");
     append(now, encode(start));
 }
 
-RecordingWriter::~RecordingWriter() = default;
+RecordingWriter::~RecordingWriter() {
+    if (fd_ >= 0) ::close(fd_); // the partial file stays: nothing recorded is lost
+}
+
+void RecordingWriter::write(const std::string& line) {
+    std::size_t done = 0;
+    while (done < line.size()) {
+        const ssize_t n = ::write(fd_, line.data() + done, line.size() - done);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) failOn(partial_, "cannot write");
+        done += std::size_t(n);
+    }
+}
 
 void RecordingWriter::append(double now, std::string_view messageText) {
-    if (!out_) throw std::logic_error("recording " + file_.string() + " already finished");
+    if (fd_ < 0) throw std::logic_error("recording " + file_.string() + " already finished");
     last_ = std::max(last_, now);
     std::string line = "{\"t\":" + json(last_).dump() + ",\"m\":";
     line.append(messageText);
     line += "}\n";
-    out_->write(line.data(), line.size());
+    write(line);
     ++messages_;
+    // Each line is with the operating system already (a crashed window loses none); to
+    // the disk every few seconds too, against a machine that stops.
+    if (last_ - lastSync_ >= kSyncSeconds) {
+        if (::fdatasync(fd_) != 0) failOn(partial_, "cannot sync to disk");
+        lastSync_ = last_;
+    }
 }
 
 void RecordingWriter::finish() {
-    if (!out_) return;
-    out_->commit();
-    out_.reset();
+    if (fd_ < 0) return;
+    if (::close(std::exchange(fd_, -1)) != 0) failOn(partial_, "cannot write");
+    narrative::commitTemporary(partial_, file_); // synced, renamed into place, folder synced
 }
 
 Recording Recording::read(const std::filesystem::path& file) {
@@ -65,11 +121,16 @@ Recording Recording::parse(std::string_view text, const std::string& source) {
     while (pos < text.size()) {
         const std::size_t end = std::min(text.find('\n', pos), text.size());
         const std::string_view line = text.substr(pos, end - pos);
+        const bool unterminated = end == text.size(); // a complete file ends with a newline
         pos = end + 1;
         ++lineNo;
         if (line.empty()) continue;
         if (line.size() > kServerMessageLimits.maxBytes + 64) throw fail("line longer than a message may be");
         const json j = json::parse(line, nullptr, false);
+        if (unterminated && lineNo > 1 && j.is_discarded()) { // cut off as it was written
+            r.cutShort = true;
+            break;
+        }
         if (j.is_discarded() || !j.is_object()) throw fail("not a JSON object");
         if (lineNo == 1) {
             const auto format = j.find("format");

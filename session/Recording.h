@@ -8,8 +8,11 @@
 // The first message is a snapshot; times never decrease. Every message is checked by the
 // protocol's parser as on the wire, so a recording is as untrusted as a socket.
 //
-// RecordingWriter writes to a temporary file beside the target, line by line, and renames
-// it into place when the lecture ends (narrative/AtomicFile.h). SessionReplay folds the
+// RecordingWriter writes to FILE.partial beside the target, line by line as the lecture
+// goes (each line reaches the operating system at once, and the disk every few seconds),
+// and renames it into place when the lecture ends. A lecture whose window crashed leaves
+// FILE.partial: it replays as it is, its last line dropped if cut in the middle, and
+// the next recording to FILE first keeps it as NAME.recovered-N.atriumrec. SessionReplay folds the
 // messages into the session state at any instant and interpolates the camera between
 // its samples: the same messages drive the same players as in the live lecture.
 
@@ -21,10 +24,6 @@
 #include <string>
 #include <vector>
 
-namespace atrium::narrative {
-class AtomicFileWriter;
-}
-
 namespace atrium::session {
 
 inline constexpr std::string_view kRecordingFormat = "atrium-session-recording";
@@ -35,22 +34,35 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+/// Where a recording to `file` is written until it is finished.
+std::filesystem::path partialRecordingPath(const std::filesystem::path& file);
+
 class RecordingWriter {
 public:
-    /// Starts `file` (written in place when finish() is called) with the header and the
-    /// state at session time `now`. Throws std::runtime_error naming the file on failure.
+    /// Starts `file` (as partialRecordingPath(file) until finish()) with the header and
+    /// the state at session time `now`. A partial recording left there by a lecture that
+    /// did not end is kept first (recovered()). Throws std::runtime_error naming the
+    /// file on failure.
     RecordingWriter(const std::filesystem::path& file, const std::string& session, const msg::Snapshot& start, double now);
+    /// Without finish() the partial file stays, readable (a crash leaves it the same).
     ~RecordingWriter();
+    RecordingWriter(const RecordingWriter&) = delete;
+    RecordingWriter& operator=(const RecordingWriter&) = delete;
     /// Appends one message as sent at session time `now` (its text as encoded).
     void append(double now, std::string_view messageText);
-    /// Renames the file into place; nothing more may be appended.
+    /// Syncs the file to disk and renames it into place; nothing more may be appended.
     void finish();
     std::uint64_t messages() const { return messages_; }
+    /// Where an earlier, unfinished recording to the same file was kept (empty: none).
+    const std::filesystem::path& recovered() const { return recovered_; }
 
 private:
-    std::unique_ptr<narrative::AtomicFileWriter> out_;
-    std::filesystem::path file_;
-    double last_ = 0.0;
+    void write(const std::string& line);
+    static constexpr double kSyncSeconds = 5.0; ///< session time between syncs to disk
+
+    std::filesystem::path file_, partial_, recovered_;
+    int fd_ = -1;
+    double last_ = 0.0, lastSync_ = 0.0;
     std::uint64_t messages_ = 0;
 };
 
@@ -64,6 +76,8 @@ struct Recording {
     std::string session;
     std::optional<ContentId> content;
     std::vector<RecordedMessage> messages; ///< the first is a snapshot
+    /// The file ended in the middle of a line (a lecture cut short): that line is left out.
+    bool cutShort = false;
 
     /// Reads and checks a recording; throws RecordingError.
     static Recording read(const std::filesystem::path& file);

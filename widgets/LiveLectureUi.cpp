@@ -300,7 +300,8 @@ bool LiveLectureUi::openRecording(const QString& path, QString* error) {
     replayAt_ = 0.0;
     replayPlaying_ = true;
     replayClock_.start();
-    panel_->showStatus("Replaying " + QFileInfo(path).fileName());
+    panel_->showStatus("Replaying " + QFileInfo(path).fileName() +
+                       (replay_->recording().cutShort ? " (cut short: it ends where its lecture stopped)" : ""));
     panel_->showReplay(0.0, replayLength(), true);
     dock_->show();
     reset();
@@ -373,7 +374,7 @@ void LiveLectureUi::askJoin() {
 }
 
 void LiveLectureUi::askReplay() {
-    const QString path = QFileDialog::getOpenFileName(window_, "Replay recording", {}, "Lecture recordings (*.atriumrec);;All files (*)");
+    const QString path = QFileDialog::getOpenFileName(window_, "Replay recording", {}, "Lecture recordings (*.atriumrec *.atriumrec.partial);;All files (*)");
     if (path.isEmpty()) return;
     QString error;
     if (!openRecording(path, &error)) QMessageBox::warning(window_, "Atrium", error);
@@ -401,7 +402,10 @@ bool LiveLectureUi::handFloor(std::optional<int> member) {
 bool LiveLectureUi::startRecording(const QString& path, QString* error) {
     if (!host_) return false;
     try {
-        host_->startRecording(path.toStdString());
+        const std::filesystem::path kept = host_->startRecording(path.toStdString());
+        if (!kept.empty())
+            showMessage("An unfinished recording found there (a lecture that did not end) was kept as " +
+                        QString::fromStdString(kept.filename().string()));
     } catch (const std::exception& e) {
         if (error) *error = e.what();
         return false;

@@ -33,8 +33,9 @@ public:
     virtual bool drive(const session::Message& message) = 0;
     virtual session::SessionState state() const = 0;
     virtual std::vector<session::Member> roster() const = 0;
-    /// Throws std::runtime_error naming the file.
-    virtual void startRecording(const std::filesystem::path& file) = 0;
+    /// Throws std::runtime_error naming the file. Returns where an unfinished recording
+    /// to the same file (a lecture whose window crashed) was kept, or an empty path.
+    virtual std::filesystem::path startRecording(const std::filesystem::path& file) = 0;
     virtual std::uint64_t stopRecording() = 0;
     virtual bool recording() const = 0;
     virtual void setNotify(std::function<void()> notify) = 0;

@@ -184,7 +184,9 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     auto [tour, title] = packageNarrative(file, number);
     std::string fingerprint;
     transport::SessionServer server(serverOptions(a, file, err, &fingerprint));
-    if (auto record = a.value("record")) server.startRecording(*record);
+    if (auto record = a.value("record"))
+        if (const auto kept = server.startRecording(*record); !kept.empty())
+            std::cerr << "an unfinished recording at " << *record << " was kept as " << kept.string() << "\n";
     const auto hosts = transport::localAddresses();
     json urls = json::array();
     for (const auto& h : hosts) urls.push_back(server.url(h));

@@ -288,9 +288,10 @@ double SessionServer::serviceCpuSeconds() const {
     return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-void SessionServer::startRecording(const std::filesystem::path& file) {
+std::filesystem::path SessionServer::startRecording(const std::filesystem::path& file) {
     std::lock_guard lock(impl_->mutex);
     impl_->recorder = std::make_unique<RecordingWriter>(file, sessionId_, impl_->hub->snapshot(), impl_->clock.now());
+    return impl_->recorder->recovered();
 }
 
 std::uint64_t SessionServer::stopRecording() {

@@ -88,7 +88,7 @@ public:
 
     /// Records every message sent to all, from the current state on, into `file` (in
     /// place when stopped). Throws std::runtime_error naming the file.
-    void startRecording(const std::filesystem::path& file);
+    std::filesystem::path startRecording(const std::filesystem::path& file);
     /// Finishes the recording; returns how many messages it holds (0 without one).
     std::uint64_t stopRecording();
     bool recording() const;

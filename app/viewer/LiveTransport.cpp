@@ -29,7 +29,9 @@ public:
     bool drive(const Message& m) override { return server_.drive(m); }
     SessionState state() const override { return server_.state(); }
     std::vector<Member> roster() const override { return server_.roster(); }
-    void startRecording(const std::filesystem::path& file) override { server_.startRecording(file); }
+    std::filesystem::path startRecording(const std::filesystem::path& file) override {
+        return server_.startRecording(file);
+    }
     std::uint64_t stopRecording() override { return server_.stopRecording(); }
     bool recording() const override { return server_.recording(); }
     void setNotify(std::function<void()> notify) override { server_.setNotify(std::move(notify)); }

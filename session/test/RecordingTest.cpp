@@ -9,6 +9,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 using namespace atrium;
 using namespace atrium::session;
@@ -100,3 +104,49 @@ TEST(Recording, ABrokenRecordingIsRefusedNamingTheLine) {
     }
     EXPECT_NO_THROW(Recording::parse(header + "\n" + snapshot + "\n" + pose + "\n", "ok.rec"));
 }
+
+TEST(Recording, ALectureWhoseWindowCrashesKeepsItsRecording) {
+    const fs::path file = scratch("crashed.atriumrec");
+    const fs::path partial = partialRecordingPath(file);
+    fs::remove(file);
+    fs::remove(partial);
+    const auto pose = [](int i) {
+        return encode(msg::Pose{PoseSample{1.0 + i, narrative::CameraPose({double(i), 0, 0}, 0, 0)}});
+    };
+    // A lecturer's process records 40 messages and dies without finishing.
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        RecordingWriter writer(file, "0123456789abcdef", msg::Snapshot{0, SessionState{}}, 1.0);
+        for (int i = 0; i < 40; ++i) writer.append(1.0 + i, pose(i));
+        std::abort();
+    }
+    int status = 0;
+    ASSERT_EQ(::waitpid(child, &status, 0), child);
+    ASSERT_TRUE(WIFSIGNALED(status)) << "the recording process was to crash";
+    EXPECT_FALSE(fs::exists(file));
+    ASSERT_TRUE(fs::exists(partial));
+    Recording r = Recording::read(partial);
+    EXPECT_EQ(r.messages.size(), 41u) << "the snapshot and every message sent";
+    EXPECT_FALSE(r.cutShort);
+
+    // Cut in the middle of its last line (a machine that stopped mid-write): that line
+    // is left out, and the recording says it was cut short.
+    fs::resize_file(partial, fs::file_size(partial) - 10);
+    r = Recording::read(partial);
+    EXPECT_EQ(r.messages.size(), 40u);
+    EXPECT_TRUE(r.cutShort);
+    EXPECT_EQ(SessionReplay(std::move(r)).poseAt(39.0)->position().x, 38.0);
+
+    // The next lecture recorded to the same file keeps the unfinished one beside it.
+    RecordingWriter next(file, "fedcba9876543210", msg::Snapshot{0, SessionState{}}, 100.0);
+    ASSERT_FALSE(next.recovered().empty());
+    EXPECT_EQ(next.recovered().filename(), "crashed.recovered-1.atriumrec");
+    EXPECT_EQ(Recording::read(next.recovered()).messages.size(), 40u);
+    next.append(101.0, pose(1));
+    next.finish();
+    EXPECT_FALSE(fs::exists(partial));
+    EXPECT_EQ(Recording::read(file).session, "fedcba9876543210");
+    fs::remove(next.recovered());
+}
+
