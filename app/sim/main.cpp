@@ -1,4 +1,5 @@
 // atrium-sim: the headless simulator. See SimCommands.h and `atrium-sim --help`.
+#include "app/BuildInfo.h"
 #include "app/sim/SimCommands.h"
 #include "sim/heart/VtkMessageRouting.h"
 #include "sim/sph/Backend.h"
@@ -19,6 +20,10 @@ int main(int argc, char** argv) {
     if (args.empty() || args[0] == "--help" || args[0] == "-h" || args[0] == "help") {
         std::cout << usage();
         return args.empty() ? 1 : 0;
+    }
+    if (args.size() == 1 && args[0] == "--version") {
+        std::cout << atrium::app::versionText("atrium-sim");
+        return 0;
     }
     const std::string command = args[0];
     args.erase(args.begin());
