@@ -732,7 +732,10 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         // A display-only shell (the epicardium): no blood, its own series.
         std::optional<heart::MovingHeartMesh> shell;
         if (const auto pattern = o.get("--shell")) shell = heart::loadShell(*pattern, cycle, scale);
-        else if (const auto rightHeart = source.rightHeartShell(); rightHeart && writer) // the four-chamber's, to write
+        // The four-chamber's right heart: to write with --out; a bake processes it too, so
+        // that the cache it leaves holds the whole heart a viewer shows (an installed
+        // Atrium ships the sample lecture's bake's cache: content/CMakeLists.txt).
+        else if (const auto rightHeart = source.rightHeartShell(); rightHeart && (writer || bakeFile))
             shell = heart::loadHeart(*rightHeart, heart::PipelineSettings::forShell());
 
         // The spacing that fills the blood pool with about the particles asked for; the

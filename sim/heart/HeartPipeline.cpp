@@ -633,6 +633,26 @@ fs::path defaultCacheDirectory() {
     return {};
 }
 
+std::vector<fs::path> defaultShippedCacheDirectories() {
+    std::vector<fs::path> dirs;
+    std::error_code ec;
+    const auto add = [&](const fs::path& dir) {
+        if (!dir.empty() && fs::is_directory(dir, ec)) dirs.push_back(dir);
+    };
+    if (const fs::path exe = fs::read_symlink("/proc/self/exe", ec); !ec && exe.parent_path().filename() == "bin")
+        add(exe.parent_path().parent_path() / "share" / "atrium" / "heart-cache");
+    if (const char* xdg = std::getenv("XDG_DATA_DIRS"); xdg != nullptr) {
+        const std::string list = xdg;
+        for (std::size_t start = 0; start <= list.size();) {
+            const std::size_t end = std::min(list.find(':', start), list.size());
+            if (const std::string dir = list.substr(start, end - start); !dir.empty() && dir[0] == '/')
+                add(fs::path(dir) / "atrium" / "heart-cache");
+            start = end + 1;
+        }
+    }
+    return dirs;
+}
+
 MovingHeartMesh loadShell(const std::string& pattern, double cycleSeconds, double scale, PipelineProgress progress) {
     PipelineSettings settings = PipelineSettings::forBlood();
     settings.openingsBecomeValves = false;
@@ -742,6 +762,14 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
         key = fnv1a(kFnvOffset, keyText.data(), keyText.size());
         report.cacheFile = settings.cacheDirectory / ("heart-" + hex64(key) + kCacheExtension);
         std::error_code ec;
+        bool shipped = false;
+        if (!fs::exists(report.cacheFile, ec))
+            for (const fs::path& dir : settings.shippedCacheDirectories)
+                if (const fs::path file = dir / report.cacheFile.filename(); fs::exists(file, ec)) {
+                    report.cacheFile = file;
+                    shipped = true;
+                    break;
+                }
         if (fs::exists(report.cacheFile, ec)) {
             const auto tc = Clock::now();
             if (progress) progress(stage::loadingCache, 0.0);
@@ -750,7 +778,7 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
                 MovingHeartMesh moving = readCache(report.cacheFile, key, keyText, meta, progress);
                 report.secondsCache = secondsSince(tc);
                 report.fromCache = true;
-                report.cacheStatus = "hit";
+                report.cacheStatus = shipped ? "hit (shipped)" : "hit";
                 report.isovalue = meta.isovalue;
                 report.holesCapped = std::size_t(meta.holesCapped);
                 report.anatomy = std::move(meta.anatomy);
@@ -762,6 +790,8 @@ MovingHeartMesh loadHeart(const HeartSource& source, const PipelineSettings& set
                 return moving;
             } catch (const std::exception& e) {
                 report.cacheStatus = "rebuilt: " + report.cacheFile.filename().string() + " " + e.what();
+                // A stale shipped entry is left as it is; the rebuilt heart goes to the user's cache.
+                if (shipped) report.cacheFile = settings.cacheDirectory / report.cacheFile.filename();
             }
         } else {
             report.cacheStatus = "miss";

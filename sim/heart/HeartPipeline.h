@@ -112,6 +112,14 @@ std::string implausibleHeartReason(const sph::TriangleMesh& phase, double scale)
 /// $HOME/.cache/atrium, else empty (no cache).
 std::filesystem::path defaultCacheDirectory();
 
+/// Read-only caches that an installation ships, searched after the cache directory:
+/// `<prefix>/share/atrium/heart-cache` for an executable run as `<prefix>/bin/NAME`
+/// (so an unpacked or relocated package works too), then `DIR/atrium/heart-cache` for
+/// each DIR of $XDG_DATA_DIRS when it is set. Only folders that exist are returned. An
+/// entry there is checked as any cache file is (its key, checksum and version), so a
+/// stale one is ignored, never used.
+std::vector<std::filesystem::path> defaultShippedCacheDirectories();
+
 struct PipelineSettings {
     /// Decimation, feature angle and hole capping of the extraction; its isovalue is
     /// ignored (it comes from the source) and so is its noiseBoxMm (noiseBoxMm below).
@@ -125,6 +133,9 @@ struct PipelineSettings {
     bool openingsBecomeValves = true;
     /// Where the processed heart is cached; empty disables the cache.
     std::filesystem::path cacheDirectory = defaultCacheDirectory();
+    /// Read-only caches searched when cacheDirectory has no entry (the processed sample
+    /// heart an installed Atrium ships); used only while the cache is on.
+    std::vector<std::filesystem::path> shippedCacheDirectories = defaultShippedCacheDirectories();
 
     /// The settings for a heart that blood will be pumped through (atrium-sim heart and
     /// bench, the viewer; they share one cache entry): 24 sub-frames instead of 8, so
@@ -154,8 +165,9 @@ struct PipelineReport {
     double cycleSeconds = 0.0;   ///< the phantom's (60 / heart rate) or the source's
     bool fromCache = false;
     std::filesystem::path cacheFile; ///< the file read or written; empty without cache
-    /// What happened with the cache: "disabled", "hit", "miss", "rebuilt: <why the file
-    /// was rejected>", and ", not written: <why>" when writing failed.
+    /// What happened with the cache: "disabled", "hit", "hit (shipped)", "miss",
+    /// "rebuilt: <why the file was rejected>", and ", not written: <why>" when writing
+    /// failed.
     std::string cacheStatus;
     bool fixedTopology = false;    ///< mesh source with vertex correspondence
     double secondsSource = 0.0;    ///< generating the phantom or reading the files
