@@ -246,6 +246,7 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
         else if (heart_) supplied_.reset();
     }
     heart_ = loaded.mesh;
+    heartCacheStatus_ = loaded.report.cacheStatus;
     anatomy_ = loaded.anatomy;
     source_ = loaded.source;
     shellPattern_ = loaded.shellPattern;

@@ -115,6 +115,9 @@ public:
     const SimulationChoices& simulationChoices() const { return choices_; }
     /// Seconds from construction until the heart was first drawn (0 until then).
     double secondsToFirstHeart() const { return secondsToHeart_; }
+    /// Where the heart shown came from: heart::PipelineReport::cacheStatus ("hit",
+    /// "hit (shipped)", "miss", ...); empty before the first heart.
+    const std::string& heartCacheStatus() const { return heartCacheStatus_; }
 
 Q_SIGNALS:
     /// The heart could not be loaded or its blood not started; `message` says why.
@@ -194,6 +197,7 @@ private:
     /// (saved instead, so that the next start does not bake); reset by the user's T.
     std::optional<bool> realTimeBeforeLecture_;
     std::shared_ptr<const heart::MovingHeartMesh> heart_;
+    std::string heartCacheStatus_;
     heart::HeartAnatomy anatomy_;
     heart::HeartSource source_;
     std::string shellPattern_; // the shown heart's shell (empty: none)

@@ -1,8 +1,10 @@
 // atrium: the viewer. Opens the window on the beating heart (the last one shown, or the
 // adult phantom), or renders headless screenshots and frame-time measurements for tests
 // and benchmarks; serves, joins or replays a live lecture. Run `atrium --help` for the options.
+#include "app/BuildInfo.h"
 #include "app/viewer/LiveTransport.h"
 
+#include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLectureUi.h"
 #include "sim/heart/VtkMessageRouting.h"
@@ -24,6 +26,7 @@
 #include <QOpenGLContext>
 #include <QRegularExpression>
 #include <QSaveFile>
+#include <QSettings>
 #include <QSurfaceFormat>
 #include <QTimer>
 
@@ -34,6 +37,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <string_view>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -78,6 +82,11 @@ double percentile(std::vector<double> v, double q) {
 } // namespace
 
 int main(int argc, char** argv) {
+    // Before Qt starts: the version needs no display.
+    if (argc == 2 && std::string_view(argv[1]) == "--version") {
+        std::cout << app::versionText("atrium");
+        return 0;
+    }
     const pid_t parentAtStart = ::getppid();
     heart::routeVtkMessages("atrium"); // VTK's own warnings name the user's file
     QSurfaceFormat format;
@@ -160,6 +169,14 @@ int main(int argc, char** argv) {
         if (!QFileInfo::exists(positional[0])) fail(positional[0] + ": no such file");
         options.lecture = positional[0];
     }
+    // An installed Atrium started with nothing to show (a menu entry, a first start)
+    // opens the sample lecture it ships, as scripts/demo does from the build tree.
+    const bool nothingNamed = !options.lecture && !parser.isSet("phantom") && !parser.isSet("volumes") &&
+                              !parser.isSet("meshes") && !parser.isSet("narratives") && !parser.isSet("join") &&
+                              !parser.isSet("replay") && !parser.isSet("flow-file");
+    const bool rendersOnly = parser.isSet("screenshot") || parser.isSet("measure-frames") || parser.isSet("export-video");
+    if (nothingNamed && (rendersOnly || !QSettings().contains("heart/kind"))) // a render remembers no heart
+        if (const auto sample = app::installedSampleLecture()) options.lecture = QString::fromStdString(sample->string());
     const int sources = int(parser.isSet("phantom")) + int(parser.isSet("volumes")) + int(parser.isSet("meshes"));
     if (sources > 1) fail("give one of --phantom, --volumes, --meshes");
     if (sources > 0 && options.lecture) fail("a lecture brings its own heart: give either FILE.atrium or a heart option");
@@ -405,7 +422,11 @@ int main(int argc, char** argv) {
                                // Blow-ups after which the blood was started again.
                                {"restarts", view->runner() ? view->runner()->restarts() : 0},
                                {"shell_triangles", view->shellTriangles()},
-                               {"seconds_to_first_heart", window.secondsToFirstHeart()}};
+                               {"seconds_to_first_heart", window.secondsToFirstHeart()},
+                               {"heart_cache", window.heartCacheStatus()},
+                               {"lecture", window.lectureUi()->lecture()
+                                               ? nlohmann::json(window.lectureUi()->lecture()->title().toStdString())
+                                               : nlohmann::json()}};
             if (narrativeShownAt) {
                 const narrative::PlayerFrame f = workspace->playback()->frame();
                 out["narrative"] = narrativeNumber;
