@@ -6,6 +6,7 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/heart/MeshSeries.h"
+#include "sim/heart/Windkessel.h"
 #include "sim/io/AtomicFile.h"
 #include "sim/io/MemoryBudget.h"
 #include "sim/sph/GridLimits.h"
@@ -25,6 +26,7 @@
 #include <iomanip>
 #include <map>
 #include <memory>
+#include <numbers>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -645,6 +647,21 @@ std::vector<double> chamberVolumes(const LoadedHeart& loaded, std::size_t chambe
 
 nlohmann::json vecJson(sph::Vec3 v) { return nlohmann::json::array({v.x, v.y, v.z}); }
 
+/// The pressure beyond a chamber's outflow valve at each of its volume samples: the
+/// periodic state of the default three-element Windkessel (sim/heart/Windkessel.h) fed by
+/// what the wall ejects, -dV/dt while the volume falls, held over each interval.
+std::vector<double> downstreamPressureMmHg(const std::vector<double>& volumesMl, double cycleSeconds) {
+    const std::size_t n = volumesMl.size();
+    if (n < 2 || !(cycleSeconds > 0.0)) return {};
+    const double dt = cycleSeconds / double(n);
+    std::vector<double> ejection(n);
+    for (std::size_t k = 0; k < n; ++k) ejection[k] = std::max(0.0, (volumesMl[k] - volumesMl[(k + 1) % n]) / dt);
+    const std::vector<double> atIntervalEnd = heart::periodicWindkesselPressure({}, ejection, cycleSeconds);
+    std::vector<double> atSample(n); // interval k ends at sample k + 1
+    for (std::size_t k = 0; k < n; ++k) atSample[(k + 1) % n] = atIntervalEnd[k];
+    return atSample;
+}
+
 } // namespace
 
 int phantomMeshesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -811,14 +828,24 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             if (chamber.isLeftVentricle() && lv.empty()) lv = volumes;
             nlohmann::json valves = nlohmann::json::array();
             double in = 0.0, outMl = 0.0;
+            const auto outflows = std::count_if(chamber.valves.begin(), chamber.valves.end(),
+                                                [](const heart::Valve& v) { return v.role == heart::ValveRole::Outflow; });
             for (const heart::Valve& v : chamber.valves) {
                 const heart::HeartSimulation::ValveVolumes& f = flows[valveIndex++];
                 in += f.inMl;
                 outMl += f.outMl;
-                valves.push_back({{"name", v.name},
-                                  {"role", heart::valveRoleName(v.role)},
-                                  {"in_ml_per_beat", f.inMl / beatsRun},
-                                  {"out_ml_per_beat", f.outMl / beatsRun}});
+                nlohmann::json valve = {{"name", v.name},
+                                        {"role", heart::valveRoleName(v.role)},
+                                        {"center_mm", vecJson(v.disc.center)},
+                                        {"area_mm2", std::numbers::pi * v.disc.radius * v.disc.radius},
+                                        {"in_ml_per_beat", f.inMl / beatsRun},
+                                        {"out_ml_per_beat", f.outMl / beatsRun}};
+                // The arterial tree beyond a chamber's only outflow valve: a three-element
+                // Windkessel fed by what the wall ejects (docs/physiology.md), at the
+                // phases of volume_ml.
+                if (v.role == heart::ValveRole::Outflow && outflows == 1)
+                    valve["downstream_pressure_mmhg"] = downstreamPressureMmHg(volumes, report.cycleSeconds);
+                valves.push_back(std::move(valve));
             }
             nlohmann::json openings = nlohmann::json::array();
             for (const heart::OpeningReport& op : chamber.openings)
@@ -874,6 +901,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         }
         nlohmann::json r = {
             {"source", sourceName},
+            {"cycle_seconds", report.cycleSeconds},
             {"fill", fill},
             {"phases", report.phases},
             // The isovalue used: given, or suggested from the intensity histogram (volumes).

@@ -13,6 +13,8 @@
 #include <filesystem>
 #include <functional>
 #include <fstream>
+#include <numeric>
+#include <optional>
 #include <sstream>
 #include <unistd.h>
 
@@ -173,6 +175,25 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     ASSERT_NE(stepAt, std::string::npos) << r.err.substr(at);
     EXPECT_EQ(std::stoull(r.err.substr(stepAt + 7)), j["last_step"].get<std::uint64_t>()) << r.err.substr(at);
     EXPECT_GT(j["last_step"].get<std::uint64_t>(), j["steps"].get<std::uint64_t>()) << "the filling's steps count too";
+    // What a reader needs to check the physiology from outside (issue 22): the cycle, each
+    // valve's disc, and beyond the aortic valve the Windkessel's pressure at the phases of
+    // the volumes, whose mean is (R + Zc) times the mean ejection (its net charge over a
+    // period is zero; Westerhof et al. 2009), with R = 1.1 and Zc = 0.055 mmHg s/mL.
+    EXPECT_NEAR(j["cycle_seconds"].get<double>(), 60.0 / 72.0, 1e-9) << "the adult phantom beats at 72 bpm";
+    const auto& lv = j["chambers"][0];
+    std::optional<nlohmann::json> aortic;
+    for (const auto& v : lv["valves"]) {
+        EXPECT_EQ(v["center_mm"].size(), 3u);
+        EXPECT_GT(v["area_mm2"].get<double>(), 50.0) << v.dump();
+        if (v["role"] == "outflow") aortic = v;
+        else EXPECT_FALSE(v.contains("downstream_pressure_mmhg")) << "only beyond an outflow valve";
+    }
+    ASSERT_TRUE(aortic.has_value()) << lv.dump();
+    const auto pressure = (*aortic)["downstream_pressure_mmhg"].get<std::vector<double>>();
+    ASSERT_EQ(pressure.size(), lv["volume_ml"].size());
+    const double stroke = lv["stroke_volume_ml"].get<double>();
+    const double meanPressure = std::accumulate(pressure.begin(), pressure.end(), 0.0) / double(pressure.size());
+    EXPECT_NEAR(meanPressure, (1.1 + 0.055) * stroke / j["cycle_seconds"].get<double>(), 0.02 * meanPressure);
     // A second start reads the processed heart from the cache.
     const Result again = run(heartCommand, {"--phantom", "adult", "--beats", "0.01", "--particles", "3000", "--json"});
     ASSERT_EQ(again.code, 0) << again.err;
