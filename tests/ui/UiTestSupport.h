@@ -3,7 +3,9 @@
 
 #include <QApplication>
 #include <QCoreApplication>
+#include <QDir>
 #include <QElapsedTimer>
+#include <QTemporaryDir>
 #include <QTest>
 #include <QWidget>
 
@@ -12,6 +14,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdio>
 #include <fstream>
 #include <functional>
 #include <numbers>
@@ -19,12 +22,22 @@
 
 namespace atrium::test {
 
-/// The main() of a UI test binary: gtest's flags, then a QApplication named `name` (its
-/// settings apart from the user's) with the viewer's media backend. Listing the tests
+/// The main() of a UI test binary: gtest's flags, a private cache and settings folder,
+/// then a QApplication named `name` with the viewer's media backend. Listing the tests
 /// needs no display.
 inline int runUiTests(int argc, char** argv, const char* name) {
     ::testing::InitGoogleTest(&argc, argv);
     if (::testing::GTEST_FLAG(list_tests)) return RUN_ALL_TESTS();
+    // Its own heart cache and settings, empty, removed when it ends (ctest runs each test
+    // in a process of its own): nothing the user, an earlier test or an earlier run left
+    // can change a result. Hearts prepared for the run are read through XDG_DATA_DIRS.
+    QTemporaryDir home(QDir::tempPath() + "/atrium-ui-test-XXXXXX");
+    if (!home.isValid()) {
+        std::fprintf(stderr, "%s: no private folder for the test (%s)\n", name, qPrintable(home.errorString()));
+        return 1;
+    }
+    qputenv("XDG_CACHE_HOME", home.filePath("cache").toLocal8Bit());
+    qputenv("XDG_CONFIG_HOME", home.filePath("config").toLocal8Bit());
     if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg"); // as app/viewer/main.cpp
     QApplication app(argc, argv);
     QApplication::setOrganizationName("AtriumTest");
