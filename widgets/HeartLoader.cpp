@@ -1,11 +1,48 @@
 #include "widgets/HeartLoader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <exception>
+#include <utility>
 #include <vector>
 
 namespace atrium::widgets {
 namespace {
+
+/// One bar across the whole load: each part (the heart, then its shell or right heart)
+/// gets a share of the bar and each pipeline stage a share of its part, and the bar
+/// never moves back. A bar that ran to 100 % once per stage looked finished while the
+/// load went on.
+class OverallProgress {
+public:
+    OverallProgress(BackgroundTask::Progress& progress, bool withShell) : progress_(progress), heartShare_(withShell ? 0.7 : 1.0) {}
+
+    /// The progress callback of one part: the heart (`shell` false) or its shell,
+    /// whose stages are labelled `prefix` + stage.
+    heart::PipelineProgress part(bool shell, std::string prefix) {
+        const double lo = shell ? heartShare_ : 0.0, hi = shell ? 1.0 : heartShare_;
+        return [this, lo, hi, prefix = std::move(prefix)](const std::string& stage, double f) {
+            const auto [s0, s1] = stageShare(stage);
+            shown_ = std::max(shown_, lo + (hi - lo) * (s0 + (s1 - s0) * std::clamp(f, 0.0, 1.0)));
+            progress_.report(prefix + stage, shown_);
+        };
+    }
+
+private:
+    /// The share of a part that a stage takes, by how long it takes on a phantom.
+    static std::pair<double, double> stageShare(const std::string& stage) {
+        namespace st = heart::stage;
+        if (stage == st::generatingPhantom || stage == st::readingVolumes || stage == st::readingMeshes) return {0.0, 0.3};
+        if (stage == st::extractingSurfaces) return {0.3, 0.6};
+        if (stage == st::interpolating) return {0.6, 0.9};
+        if (stage == st::writingCache) return {0.9, 1.0};
+        return {0.0, 1.0}; // loading the cache, the whole part
+    }
+
+    BackgroundTask::Progress& progress_;
+    double heartShare_;
+    double shown_ = 0.0;
+};
 
 /// A chamber's volume per phase, sampled `samples` times over the cycle (periodic,
 /// linear between phases).
@@ -108,11 +145,11 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
     auto result = std::make_shared<std::shared_ptr<LoadedHeart>>();
     const bool started = BackgroundTask::start(
         [source, shellPattern, result](Progress& progress) {
+            OverallProgress overall(progress, !shellPattern.empty() || source.rightHeartShell());
             auto out = std::make_shared<LoadedHeart>();
             out->source = source;
-            out->mesh = std::make_shared<const heart::MovingHeartMesh>(
-                heart::loadHeart(source, heart::PipelineSettings::forBlood(), &out->report,
-                                 [&](const std::string& stage, double f) { progress.report(stage, f); }));
+            out->mesh = std::make_shared<const heart::MovingHeartMesh>(heart::loadHeart(
+                source, heart::PipelineSettings::forBlood(), &out->report, overall.part(false, {})));
             out->identity = heart::heartIdentity(source, heart::PipelineSettings::forBlood()); // reads the series
             out->anatomy = out->report.anatomy; // the phantom's valves, or a mesh series' openings
             out->boundsMm = heart::cycleBounds(*out->mesh);
@@ -121,16 +158,14 @@ bool HeartLoader::start(const heart::HeartSource& source, const std::string& she
                 // A shell that cannot be read (a folder since moved) costs the shell, not the heart.
                 try {
                     out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadShell(
-                        shellPattern, out->report.cycleSeconds, source.scale,
-                        [&](const std::string& stage, double f) { progress.report("shell: " + stage, f); }));
+                        shellPattern, out->report.cycleSeconds, source.scale, overall.part(true, "shell: ")));
                     out->shellPattern = shellPattern;
                 } catch (const std::exception& e) {
                     out->shellError = e.what();
                 }
             } else if (const auto rightHeart = source.rightHeartShell()) { // the four-chamber phantom's
                 out->shell = std::make_shared<const heart::MovingHeartMesh>(heart::loadHeart(
-                    *rightHeart, heart::PipelineSettings::forShell(), nullptr,
-                    [&](const std::string& stage, double f) { progress.report("right heart: " + stage, f); }));
+                    *rightHeart, heart::PipelineSettings::forShell(), nullptr, overall.part(true, "right heart: ")));
             }
             if (out->shell) { // framed with the heart
                 const sph::Aabb s = heart::cycleBounds(*out->shell);

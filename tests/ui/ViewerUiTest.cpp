@@ -28,6 +28,7 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
+#include <QPointer>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSettings>
@@ -495,6 +496,46 @@ TEST(Viewer, LoadingPaintsAProgressDialogWhileTheViewKeepsDrawing) {
     // guards against held the window for the whole load (2.7 s for this heart).
     EXPECT_LT(longestStall, 2500) << "ms the window did not respond while the heart loaded";
     EXPECT_TRUE(w->windowTitle().contains("child"));
+}
+
+TEST(Viewer, OneProgressBarRunsAcrossEveryStageOfALoad) {
+    // Issue 20: between the stages of a load (generating, surfaces, interpolating, right
+    // heart) the bar ran to its end and began again, and the app looked finished when it
+    // was not. One dialog stays up across all of them, its bar never moves back.
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    FreshHeartCache cache;
+    const QByteArray dataDirs = qgetenv("XDG_DATA_DIRS");
+    qunsetenv("XDG_DATA_DIRS"); // no prepared heart: every stage runs
+    bool loaded = false;
+    QObject::connect(w.get(), &MainWindow::heartLoaded, [&] { loaded = true; });
+    w->loadHeart(heart::HeartSource::fromPreset("four-chamber"));
+    const QPointer<QProgressDialog> dialog = w->heartLoader()->dialog();
+    ASSERT_FALSE(dialog.isNull());
+    std::vector<int> values;
+    QStringList labels;
+    bool shown = false, hiddenBeforeTheEnd = false;
+    QTimer sampler;
+    sampler.setInterval(20);
+    QObject::connect(&sampler, &QTimer::timeout, [&] {
+        if (loaded || dialog.isNull()) return;
+        values.push_back(dialog->value());
+        if (labels.isEmpty() || labels.back() != dialog->labelText()) labels << dialog->labelText();
+        if (dialog->isVisible()) shown = true;
+        else if (shown && w->heartLoader()->busy()) hiddenBeforeTheEnd = true;
+    });
+    sampler.start();
+    const bool done = waitFor([&] { return loaded; }, 420);
+    qputenv("XDG_DATA_DIRS", dataDirs);
+    ASSERT_TRUE(done) << "the four-chamber heart, processed from nothing";
+    ASSERT_FALSE(values.empty());
+    EXPECT_TRUE(std::is_sorted(values.begin(), values.end())) << "the bar moved back";
+    EXPECT_TRUE(shown) << "the dialog was never shown";
+    EXPECT_FALSE(hiddenBeforeTheEnd) << "the dialog went away while the heart still loaded";
+    const QString all = labels.join(" | ");
+    for (const char* stage : {"generating phantom", "interpolating", "right heart: "})
+        EXPECT_TRUE(all.contains(stage)) << stage << " in " << all.toStdString();
+    EXPECT_GT(*std::max_element(values.begin(), values.end()), 800) << "the bar neared its end with the right heart";
 }
 
 TEST(Viewer, CancellingALoadKeepsThePreviousHeartRunning) {
