@@ -1,5 +1,7 @@
 #include "session/SessionHub.h"
 
+#include "session/ClientText.h"
+
 #include <algorithm>
 
 namespace atrium::session {
@@ -73,7 +75,7 @@ void SessionHub::handle(int id, Connection& c, Message m, double now) {
             c.challenge.reset(); // one answer per challenge
             c.role = Role::Lecturer;
             c.guard.setLimits(kDriverRates);
-            log("connection " + std::to_string(id) + ": " + c.name + " authenticated as lecturer");
+            log("connection " + std::to_string(id) + ": " + quoteClientText(c.name, kMaxNameBytes) + " authenticated as lecturer");
             sendTo(id, msg::AuthResult{true, "lecturer"});
             notifyRoster();
             return;
@@ -137,13 +139,15 @@ void SessionHub::close(int id, Connection& c, const std::string& reason) {
 
 void SessionHub::refuse(int id, Connection& c, const std::string& reason, double now) {
     ++counters_.dropped;
-    log("connection " + std::to_string(id) + (c.name.empty() ? "" : " (" + c.name + ")") + ": dropped: " + reason);
+    // The reason may quote what the client sent (a type, a key): escaped like its name.
+    log("connection " + std::to_string(id) + (c.name.empty() ? "" : " (" + quoteClientText(c.name, kMaxNameBytes) + ")") +
+        ": dropped: " + escapeClientText(reason));
     if (c.guard.strike(now)) {
         ++counters_.closedForAbuse;
         sendTo(id, msg::Bye{"closed after repeated refused messages"});
         return close(id, c, "repeated refused messages");
     }
-    sendTo(id, msg::Error{reason.substr(0, 256)});
+    sendTo(id, msg::Error{std::string(truncateUtf8(reason, 256))});
 }
 
 void SessionHub::sendTo(int id, const Message& m) { out_.send(id, std::make_shared<const std::string>(encode(m))); }

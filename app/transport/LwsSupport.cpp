@@ -1,5 +1,7 @@
 #include "app/transport/LwsSupport.h"
 
+#include "session/ClientText.h"
+
 #include <libwebsockets.h>
 
 #include <charconv>
@@ -43,8 +45,12 @@ bool writeText(lws* wsi, std::string_view text) {
 void routeLwsLog() {
     static std::once_flag once;
     std::call_once(once, [] {
+        // Its lines may quote what a client sent (a header, a path): escaped like all client text.
         lws_set_log_level(LLL_ERR | LLL_WARN, [](int level, const char* line) {
-            std::fprintf(stderr, "libwebsockets %s: %s", level == LLL_ERR ? "error" : "warning", line);
+            std::string_view text(line);
+            if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+            std::fprintf(stderr, "libwebsockets %s: %s\n", level == LLL_ERR ? "error" : "warning",
+                         session::escapeClientText(text, 512).c_str());
         });
     });
 }
