@@ -212,6 +212,11 @@ std::vector<Member> SessionHub::roster() const {
     return members;
 }
 
+bool SessionHub::joined(int connection) const {
+    const auto it = connections_.find(connection);
+    return it != connections_.end() && it->second.member != 0;
+}
+
 std::size_t SessionHub::joinedCount() const {
     return std::size_t(std::count_if(connections_.begin(), connections_.end(), [](const auto& e) { return e.second.member != 0; }));
 }

@@ -78,6 +78,8 @@ public:
     /// The joined connections, by member id.
     std::vector<Member> roster() const;
     std::size_t joinedCount() const;
+    /// Whether `connection` has said hello with the right code.
+    bool joined(int connection) const;
     /// The snapshot a late joiner would get now (for a recording's first line).
     msg::Snapshot snapshot() const { return {seq_, state_}; }
 
