@@ -91,6 +91,7 @@ void SessionHub::handle(int id, Connection& c, Message m, double now) {
             (std::holds_alternative<msg::Floor>(m) || std::holds_alternative<msg::AttentionMode>(m)))
             return refuse(id, c, std::string(typeName(m)) + ": only the lecturer hands the floor or holds attention", now);
         if (auto error = apply(m)) return refuse(id, c, std::string(typeName(m)) + ": " + *error, now);
+        c.drove = true;
         broadcast(m, now);
         return;
     }
@@ -210,6 +211,11 @@ std::vector<Member> SessionHub::roster() const {
         if (c.member != 0) members.push_back({c.member, c.name, c.role, c.following});
     std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.id < b.id; });
     return members;
+}
+
+bool SessionHub::remoteDriving() const {
+    return std::any_of(connections_.begin(), connections_.end(),
+                       [](const auto& e) { return e.second.drove && !e.second.closing && drives(e.second.role); });
 }
 
 bool SessionHub::joined(int connection) const {

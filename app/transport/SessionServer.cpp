@@ -409,6 +409,11 @@ std::vector<Member> SessionServer::roster() const {
     return impl_->hub->roster();
 }
 
+bool SessionServer::remoteDriving() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->hub->remoteDriving();
+}
+
 SessionHub::Counters SessionServer::counters() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->hub->counters();

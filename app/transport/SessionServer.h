@@ -93,6 +93,8 @@ public:
     session::SessionState state() const;
     std::vector<session::Member> roster() const;
     session::SessionHub::Counters counters() const;
+    /// A remote lecturer (or the floor holder) is driving: see SessionHub::remoteDriving().
+    bool remoteDriving() const;
     /// CPU seconds the service thread has used (what serving costs, for measurements).
     double serviceCpuSeconds() const;
 
