@@ -7,6 +7,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
@@ -41,11 +43,10 @@ int connectLoopback(int port, const std::string& from) {
 bool waitForPeerClose(int fd, std::chrono::milliseconds timeout) {
     const auto deadline = std::chrono::steady_clock::now() + timeout;
     char buffer[4096];
-    for (;;) {
+    for (;;) { // polls at least once, even with no time left
         const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-        if (left.count() <= 0) return false;
         pollfd p{fd, POLLIN, 0};
-        if (::poll(&p, 1, int(left.count())) <= 0) return false;
+        if (::poll(&p, 1, int(std::max<std::int64_t>(0, left.count()))) <= 0) return false;
         const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
         if (n <= 0) return true; // EOF or reset
     }
