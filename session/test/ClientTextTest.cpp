@@ -1,6 +1,7 @@
 // What clients send, on its way to a log or a label: escaped, never split inside a UTF-8
 // character; and the limits on names counted in bytes.
 #include "session/ClientText.h"
+#include "session/Recording.h"
 #include "session/SessionFollower.h"
 #include "session/SessionHub.h"
 
@@ -102,4 +103,14 @@ TEST(ClientText, WhatAStudentSendsCannotForgeALogLine) {
     }
     EXPECT_NE(lines[0].find("(\"Eve\\nconnection 2: Ana authenticated as lecturer\\e[2J\")"), std::string::npos) << lines[0];
     for (const std::string& text : sink.sent) EXPECT_TRUE(parseMessage(text, kServerMessageLimits)) << text;
+}
+
+TEST(ClientText, ARecordingsLongSessionIdIsCutAtACharacterBoundary) {
+    // 63 ASCII bytes then a two-byte character: cutting at 64 bytes would split it.
+    const std::string id = std::string(63, 'a') + "é";
+    const std::string text = R"({"format":"atrium-session-recording","v":1,"session":")" + id + R"(","content":null})" +
+                             "\n" + R"({"t":1,"m":)" + encode(msg::Snapshot{0, SessionState{}}) + "}\n";
+    const Recording r = Recording::parse(text, "lecture.atriumrec");
+    EXPECT_EQ(r.session, std::string(63, 'a'));
+    EXPECT_NO_THROW((void)nlohmann::json(r.session).dump()); // what `atrium-session replay` prints
 }
