@@ -337,8 +337,8 @@ SessionServer::SessionServer(ServerOptions options)
     // descriptors of its own; what is left of the process's limit is the reserve.
     const DescriptorBudget budget = descriptorBudget();
     info.fd_limit_per_thread = unsigned(budget.serverLimit);
-    // An HTTP request (or an upgrade) must arrive within the hello timeout, too.
-    info.timeout_secs = unsigned(std::max(1L, std::lround(options_.helloTimeout)));
+    // libwebsockets' own timeouts (20 s by default) are kept: they also bound a package
+    // download that stalls. A request that never comes is ended by the hello timeout.
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
     const std::string cert = options_.tls ? options_.tls->certificate.string() : "";
     const std::string key = options_.tls ? options_.tls->privateKey.string() : "";
