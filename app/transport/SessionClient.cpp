@@ -1,6 +1,7 @@
 #include "app/transport/SessionClient.h"
 
 #include "app/transport/LwsSupport.h"
+#include "session/ClientText.h"
 
 #include <libwebsockets.h>
 
@@ -83,7 +84,7 @@ struct SessionClient::Impl {
     void connect(Connection& c);
     /// The attempt `wsi` ended (refused, timed out, closed, destroyed): retry, once.
     void ended(Connection& c, lws* wsi, const std::string& why);
-    void scheduleReconnect(Connection& c, const std::string& why);
+    void scheduleReconnect(Connection& c, const std::string& reason);
     /// Seconds an attempt may wait for the server's answer before it is given up.
     double attemptLimit() const { return std::max(2.0, options.silenceLimit); }
     static int callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len);
@@ -137,7 +138,9 @@ void SessionClient::Impl::ended(Connection& c, lws* wsi, const std::string& why)
     scheduleReconnect(c, why);
 }
 
-void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& why) {
+void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& reason) {
+    // The reason may be the server's own words (its bye): shown and logged, so escaped.
+    const std::string why = escapeClientText(reason);
     c.wsi = nullptr;
     c.rx.clear();
     c.out.clear();

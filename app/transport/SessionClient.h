@@ -51,7 +51,7 @@ struct ClientEvent {
     Kind kind = Kind::Applied;
     int connection = 0;
     std::optional<session::Message> message; ///< Applied: the snapshot or delta
-    std::string reason;                      ///< Disconnected, Refused
+    std::string reason;                      ///< Disconnected, Refused (escaped: it may quote the server)
 };
 
 class SessionClient {
