@@ -34,7 +34,8 @@ std::string peerAddress(int fd) {
         inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&a)->sin_addr, text, sizeof text);
     else if (a.ss_family == AF_INET6)
         inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&a)->sin6_addr, text, sizeof text);
-    return text;
+    const std::string address = text;
+    return address.rfind("::ffff:", 0) == 0 ? address.substr(7) : address; // IPv4 on a dual-stack socket
 }
 
 /// A libwebsockets timer that knows its owner (standard layout: the list comes first).
