@@ -3,6 +3,7 @@
 // forbid, or use other HTTP methods. Addresses 127.0.0.2 and up act as other machines.
 #include "RawWebSocket.h"
 
+#include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionClient.h"
 #include "app/transport/SessionServer.h"
 #include "session/ContentIdentity.h"
@@ -110,6 +111,21 @@ TEST(ServerExposure, AConnectionThatNeverSaysHelloIsClosed) {
     joined.send(encode(msg::Ping{1, 0.0}));
     EXPECT_TRUE(joined.receiveContaining("pong"));
     EXPECT_EQ(server.roster().size(), 1u);
+}
+
+TEST(ServerExposure, AConnectionThatNeverStartsItsTlsHandshakeIsClosed) {
+    const auto folder = std::filesystem::temp_directory_path() / ("atrium-tls-idle-" + std::to_string(::getpid()));
+    const SelfSigned cert = makeSelfSignedCertificate(folder, {"127.0.0.1"});
+    ServerOptions o;
+    o.tls = cert.files;
+    o.helloTimeout = 1.0;
+    {
+        SessionServer server(o);
+        IdleConnections idle;
+        ASSERT_EQ(idle.open(server.port(), "127.0.0.2", 4), 4);
+        for (int fd : idle.fds) EXPECT_TRUE(test::waitForPeerClose(fd, 4000ms)) << "an idle TLS connection was kept";
+    }
+    std::filesystem::remove_all(folder);
 }
 
 TEST(ServerExposure, ConnectionsThatHaveNotJoinedAreCappedPerAddressAndInAll) {
