@@ -138,6 +138,9 @@ TEST(LectureFollow, AHeadlessLecturerStandsBackWhileARemoteLecturerDrives) {
     ASSERT_TRUE(remote->drive(session::msg::View{0, view}));
     EXPECT_TRUE(runUntil([&] { return lecturer.yielded(); }, 2s)) << "the headless player did not stand back";
     const double takeover = server.now();
+    // The headless player's last camera sample is from before the takeover; the remote
+    // lecturer's clock (aligned by pings, within a few ms) then stamps newer ones.
+    runUntil([&] { return server.now() > takeover + 0.1; }, 1s);
     for (int i = 0; i < 60; ++i) {
         remote->drive(session::msg::Pose{{remote->lecturerNow(), remotePose(i / 60.0)}});
         frame();
