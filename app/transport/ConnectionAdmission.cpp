@@ -1,8 +1,11 @@
 #include "app/transport/ConnectionAdmission.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/resource.h>
 
 #include <algorithm>
+#include <iterator>
 
 namespace atrium::transport {
 
@@ -17,6 +20,23 @@ DescriptorBudget descriptorBudget() {
     b.serverLimit = std::max(16, b.limit - reserve);
     b.ceiling = std::max(16, b.limit - reserve / 2);
     return b;
+}
+
+std::string addressGroup(const sockaddr_storage& address) {
+    char text[INET6_ADDRSTRLEN] = {};
+    if (address.ss_family == AF_INET) {
+        inet_ntop(AF_INET, &reinterpret_cast<const sockaddr_in*>(&address)->sin_addr, text, sizeof text);
+        return text;
+    }
+    if (address.ss_family != AF_INET6) return {};
+    in6_addr a = reinterpret_cast<const sockaddr_in6*>(&address)->sin6_addr;
+    if (IN6_IS_ADDR_V4MAPPED(&a)) {
+        inet_ntop(AF_INET, &a.s6_addr[12], text, sizeof text);
+        return text;
+    }
+    std::fill(std::begin(a.s6_addr) + 8, std::end(a.s6_addr), 0); // the /64 network
+    inet_ntop(AF_INET6, &a, text, sizeof text);
+    return std::string(text) + "/64";
 }
 
 ConnectionAdmission::Decision ConnectionAdmission::admit(int fd, const std::string& address) {

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <map>
+#include <sys/socket.h>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,11 @@ struct DescriptorBudget {
     int ceiling = 0;     ///< descriptor numbers from here on are refused
 };
 DescriptorBudget descriptorBudget();
+
+/// Whom a peer address counts against: an IPv4 address itself (also when it arrives
+/// IPv4-mapped on a dual-stack socket), and an IPv6 address's /64 network, since one
+/// machine may take any number of addresses in its own /64. Empty for other families.
+std::string addressGroup(const sockaddr_storage& address);
 
 class ConnectionAdmission {
 public:

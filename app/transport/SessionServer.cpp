@@ -24,18 +24,13 @@ namespace atrium::transport {
 using namespace atrium::session;
 
 namespace {
-/// The peer's address of a socket, as text ("127.0.0.1", "::1"); empty when unknown.
+/// Whom a socket's peer counts against (addressGroup: the IPv4 address, or the IPv6 /64);
+/// empty when unknown.
 std::string peerAddress(int fd) {
     sockaddr_storage a{};
     socklen_t size = sizeof a;
     if (fd < 0 || getpeername(fd, reinterpret_cast<sockaddr*>(&a), &size) != 0) return {};
-    char text[INET6_ADDRSTRLEN] = {};
-    if (a.ss_family == AF_INET)
-        inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(&a)->sin_addr, text, sizeof text);
-    else if (a.ss_family == AF_INET6)
-        inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(&a)->sin6_addr, text, sizeof text);
-    const std::string address = text;
-    return address.rfind("::ffff:", 0) == 0 ? address.substr(7) : address; // IPv4 on a dual-stack socket
+    return addressGroup(a);
 }
 
 /// A libwebsockets timer that knows its owner (standard layout: the list comes first).

@@ -3,6 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 using namespace atrium::transport;
 
 namespace {
@@ -78,4 +81,23 @@ TEST(LogThrottle, OneLinePerIntervalAndACountOfTheRest) {
     for (int i = 0; i < 1000; ++i) EXPECT_FALSE(t.allow(1.0 + i * 0.001, held));
     EXPECT_TRUE(t.allow(6.0, held));
     EXPECT_EQ(held, 1000u);
+}
+
+TEST(ConnectionAdmission, AnIPv6PeerCountsAgainstIts64Network) {
+    auto v6 = [](const char* text) {
+        sockaddr_storage s{};
+        auto* a = reinterpret_cast<sockaddr_in6*>(&s);
+        a->sin6_family = AF_INET6;
+        EXPECT_EQ(inet_pton(AF_INET6, text, &a->sin6_addr), 1) << text;
+        return addressGroup(s);
+    };
+    EXPECT_EQ(v6("2001:db8:1:2::1"), "2001:db8:1:2::/64");
+    EXPECT_EQ(v6("2001:db8:1:2:aaaa:bbbb:cccc:dddd"), v6("2001:db8:1:2::1")); // one machine, many addresses
+    EXPECT_NE(v6("2001:db8:1:3::1"), v6("2001:db8:1:2::1"));
+    EXPECT_EQ(v6("::ffff:192.168.1.20"), "192.168.1.20"); // IPv4 on a dual-stack socket
+    sockaddr_storage s{};
+    auto* a = reinterpret_cast<sockaddr_in*>(&s);
+    a->sin_family = AF_INET;
+    inet_pton(AF_INET, "192.168.1.21", &a->sin_addr);
+    EXPECT_EQ(addressGroup(s), "192.168.1.21");
 }
