@@ -1,5 +1,7 @@
 #include "session/Protocol.h"
 
+#include "session/ClientText.h"
+
 #include "narrative/JsonSchema.h"
 
 #include <array>
@@ -416,13 +418,21 @@ ParseResult parseMessage(std::string_view text, const MessageLimits& limits) {
     const std::string& name = type->get_ref<const std::string&>();
     const auto checker = schemas().byType.find(name);
     if (checker == schemas().byType.end()) {
-        r.error = "/type: unknown message type \"" + name.substr(0, 32) + "\"";
+        // Cut at a character boundary: the reason is sent back as JSON, which must stay UTF-8.
+        r.error = "/type: unknown message type \"" + std::string(truncateUtf8(name, 32)) + "\"";
         return r;
     }
     if (auto error = checker->second->check(j)) {
         r.error = name + ": " + *error;
         return r;
     }
+    // The schema's maxLength counts characters; the name's limit is in bytes.
+    if (name == "hello")
+        if (const auto& who = j["name"].get_ref<const std::string&>(); who.size() > kMaxNameBytes) {
+            r.error = "hello: /name: " + std::to_string(who.size()) + " bytes of UTF-8, more than " +
+                      std::to_string(kMaxNameBytes);
+            return r;
+        }
     try {
         r.message = readMessage(name, j);
     } catch (const std::exception& e) { // the schema should make this unreachable

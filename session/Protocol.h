@@ -44,6 +44,10 @@ inline constexpr MessageLimits kDriverMessageLimits{16 * 1024, 8};
 /// From a client that only follows: hello, auth, ping, status, resync, leave.
 inline constexpr MessageLimits kStudentMessageLimits{512, 4};
 
+/// A student's name, in bytes of UTF-8 (not characters): longer names are refused by the
+/// parser, and a client shortens its own at a character boundary before saying hello.
+inline constexpr std::size_t kMaxNameBytes = 64;
+
 /// The content a session shows: its package, named by the BLAKE2b-256 hash of the file.
 struct ContentId {
     std::string hash; ///< 64 lower-case hex digits

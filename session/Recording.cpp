@@ -1,5 +1,7 @@
 #include "session/Recording.h"
 
+#include "session/ClientText.h"
+
 #include "narrative/AtomicFile.h" // commitTemporary
 #include "narrative/NarrativePlayer.h"
 
@@ -139,7 +141,7 @@ Recording Recording::parse(std::string_view text, const std::string& source) {
             const auto v = j.find("v");
             if (v == j.end() || *v != kProtocolVersion) throw fail("recording version not supported");
             if (!j.contains("session") || !j["session"].is_string()) throw fail("/session: missing");
-            r.session = j["session"].get<std::string>().substr(0, 64);
+            r.session = std::string(truncateUtf8(j["session"].get<std::string>(), 64)); // stays UTF-8
             // The content is checked as a welcome's would be.
             const json probe = {{"v", kProtocolVersion}, {"type", "welcome"}, {"id", 1}, {"session", "0000000000000000"},
                                 {"now", 0}, {"content", j.value("content", json(nullptr))}};

@@ -1,5 +1,6 @@
 #include "session/SessionFollower.h"
 
+#include "session/ClientText.h"
 #include "session/LecturerAuth.h"
 
 namespace atrium::session {
@@ -15,7 +16,7 @@ void SessionFollower::connected(double now) {
     farewell_.reset();
     pingsSent_ = 0;
     lastPing_ = -1e9;
-    msg::Hello hello{options_.code, options_.name, std::nullopt};
+    msg::Hello hello{options_.code, std::string(truncateUtf8(options_.name, kMaxNameBytes)), std::nullopt};
     if (member_ != 0) hello.resume = member_;
     queue(hello);
     tick(now);
@@ -40,7 +41,7 @@ std::vector<std::string> SessionFollower::takeOutgoing() { return std::exchange(
 
 void SessionFollower::drop(const std::string& reason) {
     ++counters_.dropped;
-    if (options_.log) options_.log("dropped: " + reason);
+    if (options_.log) options_.log("dropped: " + escapeClientText(reason));
 }
 
 void SessionFollower::received(std::string_view text, double now) {
@@ -70,7 +71,7 @@ void SessionFollower::handle(Message m, double now) {
         return;
     }
     if (auto* error = std::get_if<msg::Error>(&m)) {
-        if (options_.log) options_.log("the server refused a message: " + error->reason);
+        if (options_.log) options_.log("the server refused a message: " + escapeClientText(error->reason));
         return;
     }
     if (auto* bye = std::get_if<msg::Bye>(&m)) {

@@ -1,5 +1,7 @@
 #include "session/SessionHub.h"
 
+#include "session/ClientText.h"
+
 #include <algorithm>
 
 namespace atrium::session {
@@ -73,7 +75,7 @@ void SessionHub::handle(int id, Connection& c, Message m, double now) {
             c.challenge.reset(); // one answer per challenge
             c.role = Role::Lecturer;
             c.guard.setLimits(kDriverRates);
-            log("connection " + std::to_string(id) + ": " + c.name + " authenticated as lecturer");
+            log("connection " + std::to_string(id) + ": " + quoteClientText(c.name, kMaxNameBytes) + " authenticated as lecturer");
             sendTo(id, msg::AuthResult{true, "lecturer"});
             notifyRoster();
             return;
@@ -89,6 +91,7 @@ void SessionHub::handle(int id, Connection& c, Message m, double now) {
             (std::holds_alternative<msg::Floor>(m) || std::holds_alternative<msg::AttentionMode>(m)))
             return refuse(id, c, std::string(typeName(m)) + ": only the lecturer hands the floor or holds attention", now);
         if (auto error = apply(m)) return refuse(id, c, std::string(typeName(m)) + ": " + *error, now);
+        c.drove = true;
         broadcast(m, now);
         return;
     }
@@ -137,13 +140,15 @@ void SessionHub::close(int id, Connection& c, const std::string& reason) {
 
 void SessionHub::refuse(int id, Connection& c, const std::string& reason, double now) {
     ++counters_.dropped;
-    log("connection " + std::to_string(id) + (c.name.empty() ? "" : " (" + c.name + ")") + ": dropped: " + reason);
+    // The reason may quote what the client sent (a type, a key): escaped like its name.
+    log("connection " + std::to_string(id) + (c.name.empty() ? "" : " (" + quoteClientText(c.name, kMaxNameBytes) + ")") +
+        ": dropped: " + escapeClientText(reason));
     if (c.guard.strike(now)) {
         ++counters_.closedForAbuse;
         sendTo(id, msg::Bye{"closed after repeated refused messages"});
         return close(id, c, "repeated refused messages");
     }
-    sendTo(id, msg::Error{reason.substr(0, 256)});
+    sendTo(id, msg::Error{std::string(truncateUtf8(reason, 256))});
 }
 
 void SessionHub::sendTo(int id, const Message& m) { out_.send(id, std::make_shared<const std::string>(encode(m))); }
@@ -206,6 +211,16 @@ std::vector<Member> SessionHub::roster() const {
         if (c.member != 0) members.push_back({c.member, c.name, c.role, c.following});
     std::sort(members.begin(), members.end(), [](const Member& a, const Member& b) { return a.id < b.id; });
     return members;
+}
+
+bool SessionHub::remoteDriving() const {
+    return std::any_of(connections_.begin(), connections_.end(),
+                       [](const auto& e) { return e.second.drove && !e.second.closing && drives(e.second.role); });
+}
+
+bool SessionHub::joined(int connection) const {
+    const auto it = connections_.find(connection);
+    return it != connections_.end() && it->second.member != 0;
 }
 
 std::size_t SessionHub::joinedCount() const {

@@ -78,6 +78,12 @@ public:
     /// The joined connections, by member id.
     std::vector<Member> roster() const;
     std::size_t joinedCount() const;
+    /// Whether `connection` has said hello with the right code.
+    bool joined(int connection) const;
+    /// Whether a remote driver - an authenticated lecturer, or the student given the floor -
+    /// has driven and is still connected in that role: the app that serves should then
+    /// stand back (a headless player pauses) until they have gone.
+    bool remoteDriving() const;
     /// The snapshot a late joiner would get now (for a recording's first line).
     msg::Snapshot snapshot() const { return {seq_, state_}; }
 
@@ -101,6 +107,7 @@ private:
         std::optional<Challenge> challenge;
         int authFailures = 0;
         bool closing = false; ///< asked the transport to close it
+        bool drove = false;   ///< has sent a drive message that was applied
     };
 
     void handle(int id, Connection& c, Message m, double now);

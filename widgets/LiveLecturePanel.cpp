@@ -1,5 +1,7 @@
 #include "widgets/LiveLecturePanel.h"
 
+#include "session/ClientText.h"
+
 #include <qrencode.h>
 
 #include <QHBoxLayout>
@@ -124,7 +126,7 @@ void LiveLecturePanel::showRoster(const std::vector<session::Member>& members) {
     int following = 0;
     for (const session::Member& m : members) {
         following += m.following;
-        QString line = QString::fromStdString(m.name);
+        QString line = QString::fromStdString(session::escapeClientText(m.name, session::kMaxNameBytes));
         if (m.role == session::Role::Presenter) line += "  - presenting";
         else if (m.role == session::Role::Lecturer) line += "  - lecturer";
         else line += m.following ? "  - following" : "  - exploring";

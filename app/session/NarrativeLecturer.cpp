@@ -57,7 +57,28 @@ void NarrativeLecturer::applyNode(const narrative::ViewState& v) {
     if (!(sim == sim_)) server_.drive(msg::Sim{0, sim_});
 }
 
+void NarrativeLecturer::resume() {
+    yielded_ = false;
+    const double now = server_.now();
+    sim_.phase = sim_.phaseAt(now); // the heart kept its own time meanwhile
+    sim_.at = now;
+    server_.drive(msg::Sim{0, sim_});
+    server_.drive(msg::View{0, view_});
+    if (playingBeforeYield_) player_.play();
+    publishNarrative();
+    sampler_.reset(); // the camera is sent again even if it rests
+}
+
 void NarrativeLecturer::step(double dt) {
+    if (server_.remoteDriving()) {
+        if (!yielded_) {
+            yielded_ = true;
+            playingBeforeYield_ = player_.playing();
+            player_.pause();
+        }
+        return;
+    }
+    if (yielded_) resume();
     player_.advance(dt);
     const narrative::PlayerFrame frame = player_.frame();
     for (const PoseSample& s : sampler_.update(frame.pose, server_.now())) server_.drive(msg::Pose{s});

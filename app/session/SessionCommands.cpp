@@ -328,6 +328,9 @@ int loadtest(const std::vector<std::string>& args, std::ostream& out, std::ostre
         transport::ServerOptions o;
         if (auto p = a.value("package")) o.package = *p;
         o.log = [&err](const std::string& line) { err << "atrium-session: " << line << "\n"; };
+        // The class comes from this one address: as many may wait to join as there are students.
+        o.maxWaitingPerAddress = std::size_t(students);
+        o.maxWaiting = std::max<std::size_t>(o.maxWaiting, std::size_t(students));
         try {
             server = std::make_unique<transport::SessionServer>(o);
         } catch (const transport::TransportError& e) {

@@ -1,5 +1,7 @@
 #include "app/transport/LwsSupport.h"
 
+#include "session/ClientText.h"
+
 #include <libwebsockets.h>
 
 #include <charconv>
@@ -43,8 +45,28 @@ bool writeText(lws* wsi, std::string_view text) {
 void routeLwsLog() {
     static std::once_flag once;
     std::call_once(once, [] {
+        // Its lines may quote what a client sent (a header, a path): escaped like all client text.
+        // A line repeated within 10 s (an accept() failing in a loop) is counted, not written.
         lws_set_log_level(LLL_ERR | LLL_WARN, [](int level, const char* line) {
-            std::fprintf(stderr, "libwebsockets %s: %s", level == LLL_ERR ? "error" : "warning", line);
+            static std::mutex mutex;
+            static std::string last;
+            static std::chrono::steady_clock::time_point lastWritten;
+            static std::size_t repeats = 0;
+            std::string_view text(line);
+            if (!text.empty() && text.back() == '\n') text.remove_suffix(1);
+            const auto now = std::chrono::steady_clock::now();
+            std::lock_guard lock(mutex);
+            if (text == last && now - lastWritten < std::chrono::seconds(10)) {
+                ++repeats;
+                return;
+            }
+            if (repeats > 0)
+                std::fprintf(stderr, "libwebsockets: the line above came %zu more time(s)\n", repeats);
+            repeats = 0;
+            last = text;
+            lastWritten = now;
+            std::fprintf(stderr, "libwebsockets %s: %s\n", level == LLL_ERR ? "error" : "warning",
+                         session::escapeClientText(text, 512).c_str());
         });
     });
 }

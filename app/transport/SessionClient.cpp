@@ -1,6 +1,7 @@
 #include "app/transport/SessionClient.h"
 
 #include "app/transport/LwsSupport.h"
+#include "session/ClientText.h"
 
 #include <libwebsockets.h>
 
@@ -29,7 +30,13 @@ struct SessionClient::Impl {
         Impl* owner = nullptr;
         int index = 0;
         SessionFollower follower;
-        lws* wsi = nullptr;
+        lws* wsi = nullptr;     ///< the established connection (read under the mutex)
+        /// The attempt under way, from connecting until libwebsockets destroys it (service
+        /// thread only; libwebsockets writes it through `pwsi`). Its first end, whatever
+        /// callback reports it, schedules the one retry.
+        lws* attemptWsi = nullptr;
+        double attemptStarted = 0.0; ///< client clock, seconds
+        bool retryPending = false;
         std::deque<std::string> out;
         std::string rx;
         LinkState link = LinkState::Connecting;
@@ -72,8 +79,14 @@ struct SessionClient::Impl {
             loop.requestWake();
         }
     }
+    /// Starts an attempt; called on the service thread without the mutex (libwebsockets
+    /// may report a failure from inside it, and the callbacks take the mutex).
     void connect(Connection& c);
-    void scheduleReconnect(Connection& c, const std::string& why);
+    /// The attempt `wsi` ended (refused, timed out, closed, destroyed): retry, once.
+    void ended(Connection& c, lws* wsi, const std::string& why);
+    void scheduleReconnect(Connection& c, const std::string& reason);
+    /// Seconds an attempt may wait for the server's answer before it is given up.
+    double attemptLimit() const { return std::max(2.0, options.silenceLimit); }
     static int callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len);
     static void onRetry(lws_sorted_usec_list_t* sul);
     static void onTick(lws_sorted_usec_list_t* sul);
@@ -89,7 +102,13 @@ constexpr lws_usec_t kTickUs = 50 * LWS_US_PER_MS;
 } // namespace
 
 void SessionClient::Impl::connect(Connection& c) {
-    if (loop.stopping() || c.link == LinkState::Refused) return;
+    {
+        std::lock_guard lock(mutex);
+        c.retryPending = false;
+        if (loop.stopping() || c.link == LinkState::Refused) return;
+        c.link = LinkState::Connecting;
+        c.attemptStarted = clock.now();
+    }
     lws_client_connect_info info{};
     info.context = loop.context();
     info.address = url.host.c_str();
@@ -104,12 +123,24 @@ void SessionClient::Impl::connect(Connection& c) {
             info.ssl_connection |= LCCSCF_ALLOW_SELFSIGNED | LCCSCF_SKIP_SERVER_CERT_HOSTNAME_CHECK;
     }
     info.opaque_user_data = &c;
-    info.pwsi = &c.wsi;
-    c.link = LinkState::Connecting;
-    if (!lws_client_connect_via_info(&info)) scheduleReconnect(c, "cannot connect to " + options.url);
+    info.pwsi = &c.attemptWsi;
+    if (lws_client_connect_via_info(&info)) return;
+    std::lock_guard lock(mutex);
+    c.attemptWsi = nullptr;
+    if (!c.retryPending) scheduleReconnect(c, "cannot connect to " + options.url);
 }
 
-void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& why) {
+void SessionClient::Impl::ended(Connection& c, lws* wsi, const std::string& why) {
+    if (wsi != c.attemptWsi) return; // an end already reported, by another callback
+    c.attemptWsi = nullptr;
+    std::lock_guard lock(mutex);
+    c.closing.reset();
+    scheduleReconnect(c, why);
+}
+
+void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& reason) {
+    // The reason may be the server's own words (its bye): shown and logged, so escaped.
+    const std::string why = escapeClientText(reason);
     c.wsi = nullptr;
     c.rx.clear();
     c.out.clear();
@@ -126,6 +157,7 @@ void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& wh
         return;
     }
     c.link = LinkState::Connecting;
+    c.retryPending = true;
     const int base = kBackoffMs[std::min<std::size_t>(std::size_t(c.attempt), std::size(kBackoffMs) - 1)];
     ++c.attempt;
     const int delay = base + int(jitter() % unsigned(base / 5 + 1));
@@ -134,7 +166,6 @@ void SessionClient::Impl::scheduleReconnect(Connection& c, const std::string& wh
 
 void SessionClient::Impl::onRetry(lws_sorted_usec_list_t* sul) {
     auto* c = static_cast<Connection*>(Timer::of(sul)->owner);
-    std::lock_guard lock(c->owner->mutex);
     c->owner->connect(*c);
 }
 
@@ -144,6 +175,14 @@ void SessionClient::Impl::onTick(lws_sorted_usec_list_t* sul) {
         std::lock_guard lock(self->mutex);
         const double now = self->clock.now();
         for (auto& c : self->connections) {
+            // An attempt the server never answers (a stopped process still accepts
+            // connections into its backlog) is given up after the silence limit too.
+            if (c->attemptWsi && !c->wsi && !c->closing && now - c->attemptStarted > self->attemptLimit()) {
+                c->closing = "no answer from the server for " + std::to_string(int(self->attemptLimit())) + " s";
+                if (self->options.log) self->options.log(*c->closing + ": trying again");
+                lws_set_timeout(c->attemptWsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+                continue;
+            }
             if (!c->wsi || c->closing) continue;
             if (c->follower.silent(now)) { // the network dropped without closing the socket
                 c->closing = "no word from the server for " + std::to_string(int(self->options.silenceLimit)) + " s";
@@ -206,16 +245,23 @@ int SessionClient::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
         if (!c->out.empty()) lws_callback_on_writable(wsi);
         return 0;
     }
+    // Every way an attempt can end: refused, timed out waiting for the upgrade (reported
+    // as the close of an HTTP client), closed once established, or only destroyed.
     case LWS_CALLBACK_CLIENT_CONNECTION_ERROR:
-    case LWS_CALLBACK_CLIENT_CLOSED: {
-        if (!c) return 0;
-        std::lock_guard lock(self->mutex);
-        const std::string why = c->closing                        ? *c->closing
-                                : reason != LWS_CALLBACK_CLIENT_CLOSED ? std::string("cannot connect: ") + (in ? static_cast<const char*>(in) : "error")
-                                : c->follower.farewell()               ? *c->follower.farewell()
-                                                                       : "connection closed";
-        c->closing.reset();
-        self->scheduleReconnect(*c, why);
+    case LWS_CALLBACK_CLOSED_CLIENT_HTTP:
+    case LWS_CALLBACK_CLIENT_CLOSED:
+    case LWS_CALLBACK_WSI_DESTROY: {
+        if (!c || wsi != c->attemptWsi) return 0;
+        std::string why;
+        {
+            std::lock_guard lock(self->mutex);
+            why = c->closing                                  ? *c->closing
+                  : reason == LWS_CALLBACK_CLIENT_CONNECTION_ERROR ? std::string("cannot connect: ") + (in ? static_cast<const char*>(in) : "error")
+                  : reason != LWS_CALLBACK_CLIENT_CLOSED      ? std::string("the server did not answer the upgrade")
+                  : c->follower.farewell()                    ? *c->follower.farewell()
+                                                              : "connection closed";
+        }
+        self->ended(*c, wsi, why);
         return 0;
     }
     case LWS_CALLBACK_EVENT_WAIT_CANCELLED: {

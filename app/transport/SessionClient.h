@@ -7,8 +7,10 @@
 // When the connection drops, the network goes silent (nothing, not even a pong, for
 // ClientOptions::silenceLimit) or the lecturer's app restarts, the student keeps what it
 // shows and reconnects with backoff (0.25 s doubling to 5 s, with jitter), says hello
-// with its member id and resyncs from the fresh snapshot. Only a wrong join code stops
-// it for good. One client can hold several connections, each its own student (what
+// with its member id and resyncs from the fresh snapshot. An attempt the server does not
+// answer within the silence limit (a stopped process whose kernel still accepts) is given
+// up and tried again, and every attempt that ends, however libwebsockets reports it,
+// leads to the next one. Only a wrong join code stops it for good. One client can hold several connections, each its own student (what
 // `atrium-session loadtest` uses to act a classroom on one thread).
 
 #include "session/SessionFollower.h"
@@ -49,7 +51,7 @@ struct ClientEvent {
     Kind kind = Kind::Applied;
     int connection = 0;
     std::optional<session::Message> message; ///< Applied: the snapshot or delta
-    std::string reason;                      ///< Disconnected, Refused
+    std::string reason;                      ///< Disconnected, Refused (escaped: it may quote the server)
 };
 
 class SessionClient {

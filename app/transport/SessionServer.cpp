@@ -1,6 +1,8 @@
 #include "app/transport/SessionServer.h"
 
+#include "app/transport/ConnectionAdmission.h"
 #include "app/transport/LwsSupport.h"
+#include "session/ClientText.h"
 #include "session/ContentIdentity.h"
 
 #include <libwebsockets.h>
@@ -8,6 +10,7 @@
 #include <ifaddrs.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 
 #include <pthread.h>
 #include <time.h>
@@ -20,7 +23,27 @@ namespace atrium::transport {
 
 using namespace atrium::session;
 
+namespace {
+/// Whom a socket's peer counts against (addressGroup: the IPv4 address, or the IPv6 /64);
+/// empty when unknown.
+std::string peerAddress(int fd) {
+    sockaddr_storage a{};
+    socklen_t size = sizeof a;
+    if (fd < 0 || getpeername(fd, reinterpret_cast<sockaddr*>(&a), &size) != 0) return {};
+    return addressGroup(a);
+}
+
+/// A libwebsockets timer that knows its owner (standard layout: the list comes first).
+struct ServerTimer {
+    lws_sorted_usec_list_t sul{};
+    SessionServer::Impl* owner = nullptr;
+};
+constexpr lws_usec_t kSweepUs = 250 * LWS_US_PER_MS;
+} // namespace
+
 struct SessionServer::Impl : HubOutput {
+    explicit Impl(const AdmissionLimits& limits) : admission(limits) {}
+
     struct Connection {
         lws* wsi = nullptr;
         std::deque<std::shared_ptr<const std::string>> queue;
@@ -39,6 +62,10 @@ struct SessionServer::Impl : HubOutput {
     std::function<void(const std::string&)> log;
     SessionClock clock;
     std::string packagePath, packageUrl;
+    ConnectionAdmission admission; ///< connections that have not joined (service thread)
+    ServerTimer sweep;             ///< closes those past the hello timeout
+    LogThrottle refusedLog;        ///< connections refused at accept
+    std::size_t refusedSinceLog = 0;
 
     // ---- HubOutput: called with `mutex` held, on any thread ----
     void send(int id, std::shared_ptr<const std::string> text) override {
@@ -72,8 +99,37 @@ struct SessionServer::Impl : HubOutput {
         if (log) log(line);
     }
 
+    /// Logs a refusal at accept at most every few seconds, with how many there were.
+    void refusedAtAccept(const std::string& why) {
+        ++refusedSinceLog;
+        std::size_t held = 0;
+        if (!refusedLog.allow(clock.now(), held)) return;
+        say("refused " + std::to_string(refusedSinceLog) + " connection(s) since the last such line: " + why);
+        refusedSinceLog = 0;
+    }
+    /// Ends a connection that has not joined: a WebSocket is told why; HTTP is dropped.
+    void dismiss(lws* wsi, int connection, const std::string& reason) {
+        if (connection != 0 && connections.count(connection)) {
+            close(connection, reason);
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, 2); // if the close cannot be written
+        } else {
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
+        }
+    }
+    static void onSweep(lws_sorted_usec_list_t* sul);
     static int callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len);
 };
+
+void SessionServer::Impl::onSweep(lws_sorted_usec_list_t* sul) {
+    Impl* self = reinterpret_cast<ServerTimer*>(sul)->owner;
+    {
+        std::lock_guard lock(self->mutex);
+        const auto limit = std::to_string(int(std::lround(self->admission.limits().helloTimeout)));
+        for (const auto& e : self->admission.expired(self->clock.now()))
+            self->dismiss(static_cast<lws*>(const_cast<void*>(e.key)), e.connection, "no hello within " + limit + " s");
+    }
+    if (!self->loop.stopping()) lws_sul_schedule(self->loop.context(), 0, &self->sweep.sul, &Impl::onSweep, kSweepUs);
+}
 
 namespace {
 lws_protocols kProtocols[] = {
@@ -90,11 +146,45 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
     if (!self) return lws_callback_http_dummy(wsi, reason, user, in, len);
     int* id = static_cast<int*>(user);
     switch (reason) {
+    case LWS_CALLBACK_FILTER_NETWORK_CONNECTION: { // accepted; `in` is the new descriptor
+        const int fd = int(reinterpret_cast<std::intptr_t>(in));
+        const std::string address = peerAddress(fd);
+        std::lock_guard lock(self->mutex);
+        const auto decision = self->admission.admit(fd, address);
+        if (decision.evict) {
+            const lws* oldest = static_cast<const lws*>(decision.evict);
+            int connection = 0;
+            for (const auto& [cid, c] : self->connections)
+                if (c.wsi == oldest) connection = cid;
+            self->dismiss(const_cast<lws*>(oldest), connection, "too many connections waiting to join");
+        }
+        if (decision.verdict == ConnectionAdmission::Verdict::RefuseAddress) {
+            self->refusedAtAccept(address + " already holds " + std::to_string(self->admission.limits().perAddress) +
+                                  " connections that have not joined");
+            return 1;
+        }
+        if (decision.verdict == ConnectionAdmission::Verdict::RefuseDescriptors) {
+            self->refusedAtAccept("file descriptors are nearly exhausted");
+            return 1;
+        }
+        return 0;
+    }
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED: {
+        std::lock_guard lock(self->mutex);
+        self->admission.opened(wsi, peerAddress(lws_get_socket_fd(wsi)), self->clock.now());
+        break;
+    }
+    case LWS_CALLBACK_WSI_DESTROY: {
+        std::lock_guard lock(self->mutex);
+        self->admission.closed(wsi);
+        break;
+    }
     case LWS_CALLBACK_ESTABLISHED: {
         std::lock_guard lock(self->mutex);
         *id = self->nextId++;
         self->connections[*id].wsi = wsi;
         self->hub->opened(*id, self->clock.now());
+        self->admission.upgraded(wsi, *id);
         return 0;
     }
     case LWS_CALLBACK_RECEIVE: {
@@ -102,6 +192,13 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
         const auto it = self->connections.find(*id);
         if (it == self->connections.end()) return -1;
         Connection& c = it->second;
+        if (lws_frame_is_binary(wsi)) { // the protocol is JSON text (RFC 6455 1003)
+            self->say("connection " + std::to_string(*id) + ": closed: a binary frame (the session speaks text)");
+            static const char why[] = "binary frames are not accepted";
+            lws_close_reason(wsi, LWS_CLOSE_STATUS_UNACCEPTABLE_OPCODE,
+                             reinterpret_cast<unsigned char*>(const_cast<char*>(why)), sizeof why - 1);
+            return -1;
+        }
         // Keep at most one byte past the largest message any role may send: the hub
         // refuses it by its size, and nothing larger is ever held.
         const std::size_t cap = kDriverMessageLimits.maxBytes + 1;
@@ -110,6 +207,7 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
         const std::string text = std::move(c.rx);
         c.rx.clear();
         self->hub->received(*id, text, self->clock.now());
+        if (self->hub->joined(*id)) self->admission.joined(wsi);
         return 0;
     }
     case LWS_CALLBACK_SERVER_WRITEABLE: {
@@ -146,8 +244,18 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
         return 0;
     }
     case LWS_CALLBACK_HTTP: {
+        char* uri = nullptr;
+        int uriLength = 0;
+        if (lws_http_get_uri_and_method(wsi, &uri, &uriLength) != LWSHUMETH_GET) {
+            lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, nullptr);
+            return lws_http_transaction_completed(wsi) ? -1 : 0;
+        }
         const std::string path = in ? static_cast<const char*>(in) : "";
         if (!self->packageUrl.empty() && path == self->packageUrl) {
+            {
+                std::lock_guard lock(self->mutex);
+                self->admission.serving(wsi);
+            }
             const int n = lws_serve_http_file(wsi, self->packagePath.c_str(), "application/octet-stream", nullptr, 0);
             if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi))) return -1;
             return 0;
@@ -163,7 +271,20 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
     return lws_callback_http_dummy(wsi, reason, user, in, len);
 }
 
-SessionServer::SessionServer(ServerOptions options) : options_(std::move(options)), impl_(std::make_unique<Impl>()) {
+namespace {
+AdmissionLimits admissionLimits(const ServerOptions& o, const DescriptorBudget& budget) {
+    AdmissionLimits l;
+    l.helloTimeout = o.helloTimeout;
+    l.perAddress = std::max<std::size_t>(1, o.maxWaitingPerAddress);
+    // Strangers may hold at most half of the server's descriptors: the rest is for students.
+    l.total = std::clamp<std::size_t>(o.maxWaiting, 1, std::size_t(std::max(1, budget.serverLimit / 2)));
+    l.descriptorCeiling = budget.ceiling;
+    return l;
+}
+} // namespace
+
+SessionServer::SessionServer(ServerOptions options)
+    : options_(std::move(options)), impl_(std::make_unique<Impl>(admissionLimits(options_, descriptorBudget()))) {
     initialiseSodium();
     routeLwsLog();
     code_ = options_.code.empty() ? makeJoinCode() : options_.code;
@@ -208,6 +329,12 @@ SessionServer::SessionServer(ServerOptions options) : options_(std::move(options
     info.user = impl_.get();
     info.vhost_name = "atrium";
     info.retry_and_idle_policy = &kIdlePolicy;
+    // libwebsockets stops accepting (rather than failing accept() in a loop) at this many
+    // descriptors of its own; what is left of the process's limit is the reserve.
+    const DescriptorBudget budget = descriptorBudget();
+    info.fd_limit_per_thread = unsigned(budget.serverLimit);
+    // libwebsockets' own timeouts (20 s by default) are kept: they also bound a package
+    // download that stalls. A request that never comes is ended by the hello timeout.
     info.options = LWS_SERVER_OPTION_VALIDATE_UTF8 | LWS_SERVER_OPTION_FAIL_UPON_UNABLE_TO_BIND;
     const std::string cert = options_.tls ? options_.tls->certificate.string() : "";
     const std::string key = options_.tls ? options_.tls->privateKey.string() : "";
@@ -224,6 +351,8 @@ SessionServer::SessionServer(ServerOptions options) : options_(std::move(options
     lws_vhost* vhost = lws_get_vhost_by_name(context, "atrium");
     port_ = vhost ? lws_get_vhost_listen_port(vhost) : options_.port;
     std::lock_guard lock(impl_->mutex);
+    impl_->sweep.owner = impl_.get();
+    lws_sul_schedule(context, 0, &impl_->sweep.sul, &Impl::onSweep, kSweepUs);
     impl_->loop.start(context, impl_->mutex);
 }
 
@@ -274,6 +403,11 @@ SessionState SessionServer::state() const {
 std::vector<Member> SessionServer::roster() const {
     std::lock_guard lock(impl_->mutex);
     return impl_->hub->roster();
+}
+
+bool SessionServer::remoteDriving() const {
+    std::lock_guard lock(impl_->mutex);
+    return impl_->hub->remoteDriving();
 }
 
 SessionHub::Counters SessionServer::counters() const {

@@ -7,8 +7,13 @@
 //
 // The same port serves plain HTTP: GET /package/<hash> sends the session's package
 // file (when it has one), so that a student without it can download it by the hash the
-// welcome names, and GET / a small JSON description of the session. With a certificate
-// and key it speaks TLS (wss:// and https://).
+// welcome names; other paths are 404 and other methods 405. With a certificate and key
+// it speaks TLS (wss:// and https://).
+//
+// Strangers hold nothing for long (ConnectionAdmission.h): a connection must join within
+// a few seconds, those that have not joined are capped per address and in all, and a
+// reserve of descriptors is kept. Only text frames are taken: a binary frame closes the
+// connection (1003).
 //
 // Per connection: incoming messages are capped in size before they are buffered (the
 // hub then bounds them by role and rate), and outgoing ones queue; a student whose
@@ -43,6 +48,11 @@ struct ServerOptions {
     std::string lecturerSecret;     ///< drives from another machine; empty: a random one
     std::optional<std::filesystem::path> package; ///< served by hash, and named in the welcome
     std::optional<TlsFiles> tls;
+    /// Seconds a connection has to say hello (an HTTP request, to be read), and how many
+    /// that have not joined one address and all may hold (see ConnectionAdmission.h).
+    double helloTimeout = 5.0;
+    std::size_t maxWaitingPerAddress = 32;
+    std::size_t maxWaiting = 256;
     /// Log lines (refused messages, joins); called on the service thread.
     std::function<void(const std::string&)> log;
 };
@@ -83,6 +93,8 @@ public:
     session::SessionState state() const;
     std::vector<session::Member> roster() const;
     session::SessionHub::Counters counters() const;
+    /// A remote lecturer (or the floor holder) is driving: see SessionHub::remoteDriving().
+    bool remoteDriving() const;
     /// CPU seconds the service thread has used (what serving costs, for measurements).
     double serviceCpuSeconds() const;
 

@@ -7,16 +7,26 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <vector>
 
 namespace atrium::transport::test {
 
-namespace {
-int connectLoopback(int port) {
+int connectLoopback(int port, const std::string& from) {
     const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) throw std::runtime_error("socket() failed");
+    sockaddr_in local{};
+    local.sin_family = AF_INET;
+    if (from != "127.0.0.1") {
+        if (::inet_pton(AF_INET, from.c_str(), &local.sin_addr) != 1 ||
+            ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local) != 0) {
+            ::close(fd);
+            throw std::runtime_error("cannot bind to " + from);
+        }
+    }
     sockaddr_in a{};
     a.sin_family = AF_INET;
     a.sin_port = htons(std::uint16_t(port));
@@ -29,6 +39,20 @@ int connectLoopback(int port) {
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
     return fd;
 }
+
+bool waitForPeerClose(int fd, std::chrono::milliseconds timeout) {
+    const auto deadline = std::chrono::steady_clock::now() + timeout;
+    char buffer[4096];
+    for (;;) { // polls at least once, even with no time left
+        const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        pollfd p{fd, POLLIN, 0};
+        if (::poll(&p, 1, int(std::max<std::int64_t>(0, left.count()))) <= 0) return false;
+        const ssize_t n = ::recv(fd, buffer, sizeof buffer, 0);
+        if (n <= 0) return true; // EOF or reset
+    }
+}
+
+namespace {
 bool writeAll(int fd, const std::string& bytes) {
     std::size_t done = 0;
     while (done < bytes.size()) {
@@ -40,7 +64,7 @@ bool writeAll(int fd, const std::string& bytes) {
 }
 } // namespace
 
-RawWebSocket::RawWebSocket(int port) : fd_(connectLoopback(port)) {
+RawWebSocket::RawWebSocket(int port, const std::string& from) : fd_(connectLoopback(port, from)) {
     const std::string request = "GET / HTTP/1.1\r\nHost: 127.0.0.1:" + std::to_string(port) +
                                 "\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
                                 "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\n"
@@ -60,22 +84,23 @@ RawWebSocket::~RawWebSocket() {
     if (fd_ >= 0) ::close(fd_);
 }
 
-bool RawWebSocket::send(const std::string& payload, int opcode) {
+bool RawWebSocket::send(const std::string& payload, int opcode, bool masked) {
     std::string frame;
     frame += char(0x80 | opcode);
     const std::size_t n = payload.size();
+    const char maskBit = masked ? char(0x80) : char(0);
     if (n < 126) {
-        frame += char(0x80 | n);
+        frame += char(maskBit | char(n));
     } else if (n < 65536) {
-        frame += char(0x80 | 126);
+        frame += char(maskBit | 126);
         frame += char(n >> 8), frame += char(n & 0xff);
     } else {
-        frame += char(0x80 | 127);
+        frame += char(maskBit | 127);
         for (int i = 7; i >= 0; --i) frame += char((std::uint64_t(n) >> (8 * i)) & 0xff);
     }
     const char mask[4] = {0x12, 0x34, 0x56, 0x78};
-    frame.append(mask, 4);
-    for (std::size_t i = 0; i < n; ++i) frame += char(payload[i] ^ mask[i % 4]);
+    if (masked) frame.append(mask, 4);
+    for (std::size_t i = 0; i < n; ++i) frame += masked ? char(payload[i] ^ mask[i % 4]) : payload[i];
     return writeAll(fd_, frame);
 }
 
@@ -127,8 +152,10 @@ std::optional<std::string> RawWebSocket::receive(std::chrono::milliseconds timeo
         const int opcode = h[0] & 0x0f;
         if (opcode == 8) {
             closed_ = true;
+            if (payload.size() >= 2) closeCode_ = (static_cast<unsigned char>(payload[0]) << 8) | static_cast<unsigned char>(payload[1]);
             return std::nullopt;
         }
+        if (opcode == 10) pongs_.push_back(payload);
         if (opcode == 1) return payload;
         // pings, pongs and continuation frames are not needed here
     }
@@ -151,9 +178,12 @@ bool RawWebSocket::closedByServer(std::chrono::milliseconds timeout) {
     return closed_;
 }
 
-std::pair<int, std::string> httpGet(int port, const std::string& path) {
+std::pair<int, std::string> httpGet(int port, const std::string& path) { return httpRequest(port, "GET", path); }
+
+std::pair<int, std::string> httpRequest(int port, const std::string& method, const std::string& path) {
     const int fd = connectLoopback(port);
-    writeAll(fd, "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n");
+    writeAll(fd, method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                     (method == "POST" || method == "PUT" ? "Content-Length: 0\r\n" : "") + "\r\n");
     std::string response;
     char buffer[65536];
     for (;;) {

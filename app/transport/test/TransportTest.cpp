@@ -248,8 +248,13 @@ TEST(Transport, OversizeFloodingAndGarbageAreRefusedAndNobodyElseNotices) {
 
     RawWebSocket garbage(server.port());
     garbage.send(encode(msg::Hello{server.code(), "garbage", std::nullopt}));
-    for (int i = 0; i < 30; ++i) garbage.send(std::string("\xff\xfe{{{{", 6), 2); // binary nonsense
+    for (int i = 0; i < 30; ++i) garbage.send("{{{{ not json"); // text nonsense: struck until closed
     EXPECT_TRUE(garbage.closedByServer());
+
+    RawWebSocket binary(server.port()); // binary frames close at once (ServerExposureTest.cpp)
+    binary.send(encode(msg::Hello{server.code(), "binary", std::nullopt}));
+    binary.send(std::string("\xff\xfe{{{{", 6), 2);
+    EXPECT_TRUE(binary.closedByServer());
 
     server.drive(msg::Resource{0, "still-here"});
     ASSERT_TRUE(waitFor([&] { return good.state().resource == std::optional<std::string>("still-here"); }));
