@@ -411,6 +411,7 @@ void SceneView::paintOverlays() {
 
 void SceneView::startRecording(const std::string& path) {
     const auto [pw, ph] = pixels(width(), height());
+    if (auto why = outputGate_.refuseVideo(QSize(pw, ph))) throw std::runtime_error(why->toStdString());
     recorder_ = std::make_unique<VideoRecorder>(path, pw, ph, 30);
     recordClock_.start();
 }
@@ -432,6 +433,8 @@ QImage SceneView::renderImage(QSize size, const std::optional<narrative::CameraP
     if (size.width() < 1 || size.height() < 1 || size.width() > kMaxImageSide || size.height() > kMaxImageSide)
         throw std::invalid_argument("image size must be between 1x1 and " + std::to_string(kMaxImageSide) + "x" +
                                     std::to_string(kMaxImageSide) + " pixels");
+    if (outputGate_.hasLecture())
+        if (auto why = outputGate_.refuseImage(size)) throw std::invalid_argument(why->toStdString());
     if (!window_) throw std::runtime_error("the view has not been shown yet");
     makeCurrent();
     QOpenGLFramebufferObjectFormat format;

@@ -1,0 +1,178 @@
+// Issue 21 items 3 and 5 in a real window: every way a picture leaves the viewer - the
+// F12 screenshot, the recording, the narratives' video export, the view's own renders -
+// asks one gate (widgets::OutputGate) bound to the open lecture, whatever narratives
+// file is played beside it; the screenshot dialog offers a size within the lecture's
+// limit; the narrative export says it is forbidden before asking for a file.
+
+#include "narrative/package/ContentPackage.h"
+#include "tests/ui/UiTestSupport.h"
+#include "widgets/LectureUi.h"
+#include "widgets/MainWindow.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativeVideoExport.h"
+#include "widgets/NarrativeWorkspace.h"
+#include "widgets/SceneView.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QInputDialog>
+#include <QMessageBox>
+#include <QRegularExpression>
+#include <QTemporaryDir>
+#include <QTimer>
+
+#include <gtest/gtest.h>
+
+#include <functional>
+#include <memory>
+
+using namespace atrium;
+using atrium::test::waitFor;
+using widgets::MainWindow;
+
+namespace {
+
+const QString kLecture = ATRIUM_SAMPLE_LECTURE;
+const QString kTour = ATRIUM_SOURCE_DIR "/content/narratives/phantom-tour.narratives.json";
+
+/// The sample lecture as its author re-flagged it: no video, at most 640 x 400.
+QString flaggedLecture(const QTemporaryDir& dir) {
+    const QString flagged = dir.filePath("flagged.atrium");
+    auto p = package::ContentPackage::open(kLecture.toStdString());
+    EXPECT_TRUE(p.unlock("atrium-demo"));
+    narrative::Restrictions r = p.manifest().restrictions;
+    r.videoExportForbidden = true;
+    r.maxResolution = narrative::Resolution{640, 400};
+    EXPECT_TRUE(p.setRestrictions(r));
+    p.save(flagged.toStdString());
+    return flagged;
+}
+
+/// The viewer on `lecture`, as `atrium FILE.atrium` opens it, once its heart shows.
+std::unique_ptr<MainWindow> openLecture(const QString& lecture) {
+    widgets::ViewerOptions options;
+    options.lecture = lecture;
+    options.particleBudget = 3000;
+    options.persistSettings = false;
+    options.headless = true;
+    auto w = std::make_unique<MainWindow>(options);
+    bool loaded = false;
+    const auto c = QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
+    w->resize(1300, 800);
+    w->show();
+    EXPECT_TRUE(waitFor([&] { return loaded; }, 240)) << "the lecture's heart did not load";
+    QObject::disconnect(c);
+    return w;
+}
+
+QAction* action(const MainWindow& w, const QString& text) {
+    for (QAction* a : w.findChildren<QAction*>())
+        if (a->text() == text) return a;
+    return nullptr;
+}
+
+/// Triggers `a` and answers each modal dialog it opens with `answer` (polled, as a user
+/// would meet them one after another); returns once `a`'s handler has returned.
+void triggerAnswering(QAction* a, const std::function<void(QWidget*)>& answer) {
+    QTimer poll;
+    poll.setInterval(30);
+    QObject::connect(&poll, &QTimer::timeout, [&] {
+        if (QWidget* m = QApplication::activeModalWidget(); m && m->isVisible()) answer(m);
+    });
+    poll.start();
+    a->trigger();
+}
+
+} // namespace
+
+TEST(LectureOutput, EveryWayOutOfTheWindowAsksTheLecturesGate) {
+    QTemporaryDir dir;
+    auto w = openLecture(flaggedLecture(dir));
+    ASSERT_NE(w->lectureUi()->lecture(), nullptr);
+    widgets::SceneView* view = w->sceneView();
+    ASSERT_GT(view->width(), 640) << "the view must be larger than the lecture's limit";
+
+    // Another narratives file beside the lecture (its extracted copy, say) is still the
+    // lecture's: the export is refused before a file is written.
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(kTour, &error)) << error.toStdString();
+    w->narratives()->editor()->setCurrentIndex(0);
+    widgets::NarrativeVideoExport exporter(view, w->narratives()->overlays(), w->narratives()->playback());
+    const QString video = dir.filePath("x.mp4");
+    try {
+        exporter.start(video, QSize(160, 100), 4);
+        ADD_FAILURE() << "the export started";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("forbids video export"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(exporter.running());
+    try {
+        view->startRecording(video.toStdString());
+        ADD_FAILURE() << "the recording started";
+    } catch (const std::exception& e) {
+        EXPECT_NE(std::string(e.what()).find("forbids video export"), std::string::npos) << e.what();
+    }
+    EXPECT_FALSE(view->isRecording());
+    EXPECT_FALSE(QFileInfo::exists(video));
+
+    // The view renders nothing beyond the limit, whoever asks.
+    EXPECT_THROW(view->renderImage(QSize(1920, 1080)), std::invalid_argument);
+    EXPECT_EQ(view->renderImage(QSize(640, 400)).size(), QSize(640, 400));
+
+    // F12: the size offered lies within the limit (the view is larger), keeping its shape.
+    QString offered, prompt;
+    triggerAnswering(action(*w, "Screenshot..."), [&](QWidget* m) {
+        if (auto* f = qobject_cast<QFileDialog*>(m)) {
+            f->selectFile(dir.filePath("shot.png"));
+            f->accept();
+        } else if (auto* i = qobject_cast<QInputDialog*>(m)) {
+            offered = i->textValue();
+            prompt = i->labelText();
+            i->reject();
+        }
+    });
+    const auto size = QRegularExpression("^(\\d+)x(\\d+)$").match(offered);
+    ASSERT_TRUE(size.hasMatch()) << offered.toStdString();
+    EXPECT_LE(size.captured(1).toInt(), 640) << offered.toStdString();
+    EXPECT_LE(size.captured(2).toInt(), 400) << offered.toStdString();
+    EXPECT_NEAR(size.captured(1).toDouble() / size.captured(2).toDouble(), double(view->width()) / view->height(), 0.02);
+    EXPECT_TRUE(prompt.contains("640 x 400")) << prompt.toStdString();
+
+    // The narratives' export says why before asking for a file.
+    QString said;
+    bool askedForAFile = false;
+    triggerAnswering(action(*w, "Export narrative video..."), [&](QWidget* m) {
+        if (auto* box = qobject_cast<QMessageBox*>(m)) {
+            said = box->text();
+            box->accept();
+        } else if (auto* f = qobject_cast<QFileDialog*>(m)) {
+            askedForAFile = true;
+            f->reject();
+        } else if (auto* i = qobject_cast<QInputDialog*>(m)) {
+            i->reject();
+        }
+    });
+    EXPECT_FALSE(askedForAFile);
+    EXPECT_TRUE(said.contains("forbids video export")) << said.toStdString();
+}
+
+TEST(LectureOutput, TheAuthorIsHeldToNoLimitAndClosingTheLectureFreesTheView) {
+    QTemporaryDir dir;
+    auto w = openLecture(flaggedLecture(dir));
+    widgets::SceneView* view = w->sceneView();
+    EXPECT_TRUE(view->outputGate().refuseVideo());
+    ASSERT_TRUE(w->lectureUi()->unlock("atrium-demo"));
+    EXPECT_FALSE(view->outputGate().refuseVideo()) << "its author";
+    EXPECT_FALSE(view->outputGate().refuseImage(QSize(1920, 1080)));
+    EXPECT_FALSE(view->outputGate().limit());
+
+    auto again = openLecture(flaggedLecture(dir));
+    EXPECT_TRUE(again->sceneView()->outputGate().refuseImage(QSize(1920, 1080)));
+    again->lectureUi()->close();
+    EXPECT_FALSE(again->sceneView()->outputGate().refuseImage(QSize(1920, 1080))) << "no lecture, no limit";
+    EXPECT_EQ(again->sceneView()->outputGate().fit(QSize(1920, 1080)), QSize(1920, 1080));
+}
+
+int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureOutputUiTest"); }
