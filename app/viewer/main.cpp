@@ -37,6 +37,7 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <utility>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -348,11 +349,13 @@ int main(int argc, char** argv) {
         workspace->editor()->setCurrentIndex(narrativeNumber - 1);
         if (parser.isSet("play") && !headless) QTimer::singleShot(0, workspace->playback(), &widgets::NarrativePlayback::play);
     };
+    bool narrativeChosen = false, lectureAdmitted = false;
     if (options.lecture) {
         // Before the lecture is adopted (nothing extracted, no heart loaded): its author's
         // credentials, then - headless - whether it lets this output out at this size.
         // The view's OutputGate asks again at every frame written; this only says it early.
         window.lectureUi()->setAdmission([&](package::ContentPackage& lecture) -> std::optional<QString> {
+            if (std::exchange(lectureAdmitted, true)) return std::nullopt; // one opened later in the window
             if (auto why = authorise(lecture, parser.value("key"), password)) fail(*why, kExitRefused);
             if (!headless) return std::nullopt;
             if (auto why = lecture.gate().check(narrative::Operation::OpenContent)) fail(QString::fromStdString(*why), kExitRefused);
@@ -364,7 +367,9 @@ int main(int argc, char** argv) {
         });
         if (narratives || parser.isSet("play") || parser.isSet("narrative"))
             QObject::connect(window.lectureUi(), &widgets::LectureUi::lectureChanged, workspace, [&](const QString& title) {
-                if (!title.isEmpty()) chooseNarrative(narratives ? parser.value("narratives") : *options.lecture);
+                // Once: the lecture of the command line, not one opened later in the window.
+                if (title.isEmpty() || std::exchange(narrativeChosen, true)) return;
+                chooseNarrative(narratives ? parser.value("narratives") : *options.lecture);
             });
     } else if (narratives) {
         chooseNarrative(parser.value("narratives"));

@@ -126,7 +126,7 @@ TEST(LectureOutput, EveryWayOutOfTheWindowAsksTheLecturesGate) {
     triggerAnswering(action(*w, "Screenshot..."), [&](QWidget* m) {
         if (auto* f = qobject_cast<QFileDialog*>(m)) {
             f->selectFile(dir.filePath("shot.png"));
-            f->accept();
+            static_cast<QDialog*>(f)->accept(); // QFileDialog::accept, public through QDialog
         } else if (auto* i = qobject_cast<QInputDialog*>(m)) {
             offered = i->textValue();
             prompt = i->labelText();
