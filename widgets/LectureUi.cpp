@@ -485,6 +485,19 @@ void LectureUi::trustAuthor() {
     if (!ok || name.isEmpty()) return;
     try {
         auto store = package::TrustStore::load(package::TrustStore::defaultPath());
+        // Another key under a name already trusted is how a forger would pass as that
+        // author: only when the user says so (as atrium-pack trust --another-key).
+        QStringList others;
+        for (const package::TrustedAuthor* a : store.findName(name.toStdString()))
+            if (a->key != key) others << QString::fromStdString(package::fingerprint(a->key));
+        if (!others.isEmpty()) {
+            const QString why = "You already trust " + name + " with key " + others.join(", ") + ". This lecture is signed by key " +
+                                QString::fromStdString(package::fingerprint(key)) + ", another key.";
+            if (!interactive_) return message(why + " Not trusted.", true);
+            if (QMessageBox::warning(window_, "Trust this author", why + "\n\nTrust this key as " + name + " too?",
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
+                return;
+        }
         store.add(name.toStdString(), key);
         store.save(package::TrustStore::defaultPath());
         reflectGate();

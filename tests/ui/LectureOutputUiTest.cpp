@@ -2,9 +2,11 @@
 // F12 screenshot, the recording, the narratives' video export, the view's own renders -
 // asks one gate (widgets::OutputGate) bound to the open lecture, whatever narratives
 // file is played beside it; the screenshot dialog offers a size within the lecture's
-// limit; the narrative export says it is forbidden before asking for a file.
+// limit; the narrative export says it is forbidden before asking for a file. And the
+// window, like atrium-pack (item 6), trusts no second key under a name already trusted.
 
 #include "narrative/package/ContentPackage.h"
+#include "narrative/package/TrustStore.h"
 #include "tests/ui/UiTestSupport.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
@@ -15,11 +17,13 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QInputDialog>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <QStatusBar>
 #include <QTemporaryDir>
 #include <QTimer>
 
@@ -173,6 +177,33 @@ TEST(LectureOutput, TheAuthorIsHeldToNoLimitAndClosingTheLectureFreesTheView) {
     again->lectureUi()->close();
     EXPECT_FALSE(again->sceneView()->outputGate().refuseImage(QSize(1920, 1080))) << "no lecture, no limit";
     EXPECT_EQ(again->sceneView()->outputGate().fit(QSize(1920, 1080)), QSize(1920, 1080));
+}
+
+TEST(LectureOutput, TheWindowTrustsNoSecondKeyUnderANameAlreadyTrusted) {
+    // Issue 21 item 6, in the window: Lecture > Trust this author.
+    QTemporaryDir config;
+    const QByteArray before = qgetenv("XDG_CONFIG_HOME");
+    qputenv("XDG_CONFIG_HOME", config.path().toUtf8());
+    package::TrustStore store;
+    store.add("Atrium demo author", package::SigningKey::generate().publicKey()); // the sample's claimed name, another key
+    store.save(package::TrustStore::defaultPath());
+    const std::string list = [] {
+        QFile f(QString::fromStdString(package::TrustStore::defaultPath().string()));
+        f.open(QIODevice::ReadOnly);
+        return f.readAll().toStdString();
+    }();
+    {
+        auto w = openLecture(kLecture);
+        QAction* trust = action(*w, "Trust this author");
+        ASSERT_NE(trust, nullptr);
+        trust->trigger();
+        EXPECT_TRUE(w->statusBar()->currentMessage().contains("You already trust Atrium demo author"))
+            << w->statusBar()->currentMessage().toStdString();
+    }
+    QFile f(QString::fromStdString(package::TrustStore::defaultPath().string()));
+    ASSERT_TRUE(f.open(QIODevice::ReadOnly));
+    EXPECT_EQ(f.readAll().toStdString(), list) << "the trust list is unchanged";
+    qputenv("XDG_CONFIG_HOME", before);
 }
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureOutputUiTest"); }
