@@ -403,6 +403,9 @@ EditResult ContentPackage::unlock(std::string_view password) {
 EditResult ContentPackage::lock(SigningKey key, std::string_view password, KdfCost cost) {
     if (auto why = gate().check(Operation::EditRestrictions)) return EditResult::refused(*why);
     if (password.empty()) return EditResult::refused("a lock needs a password that is not empty");
+    if (signer_ && key.publicKey() != *signer_)
+        return EditResult::refused("the package is signed by key " + fingerprint(*signer_) + "; key " +
+                                   fingerprint(key.publicKey()) + " is not its author's and cannot lock it");
     lock_ = SealedKey::seal(key, password, cost);
     lockText_ = lock_->toJson();
     key_ = std::make_unique<SigningKey>(std::move(key));

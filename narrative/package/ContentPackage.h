@@ -135,7 +135,8 @@ public:
     /// password is refused and changes nothing.
     EditResult unlock(std::string_view password);
     /// Locks the package with `key` under `password` (the author stays present in this
-    /// session, so that saving signs). A package that is locked already needs its author.
+    /// session, so that saving signs). A package that is locked already needs its author;
+    /// a signed one takes only its signer's key.
     EditResult lock(SigningKey key, std::string_view password, KdfCost cost = KdfCost::interactive());
     /// Removes the lock (the author must be present); the package stays signed on save.
     EditResult removeLock();

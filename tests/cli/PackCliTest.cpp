@@ -436,6 +436,13 @@ TEST_F(PackCli, OnlyTheSignersKeyIsTheAuthorsOfAnUnlockedPackage) {
     r = pack({"set-restrictions", file(), "--expires", "none", "--key", key()});
     EXPECT_EQ(r.code, 0) << r.err;
     EXPECT_EQ(pack({"verify", file()}).code, 0) << "signed by its author still";
+
+    // Nor may another key lock it, which would make that key its author.
+    const std::string unexpired = readAll(file());
+    r = pack({"lock", file(), "--key", path("attacker.key"), "--password-file", path("password")});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("cannot lock it"), std::string::npos) << r.err;
+    EXPECT_EQ(readAll(file()), unexpired);
 }
 
 TEST_F(PackCli, TheTrustListIsWhatNamesAnAuthor) {
