@@ -80,6 +80,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                             offerLectureFlow(std::move(beat), error);
                         }});
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
+    connect(view_, &SceneView::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connectFlow();
     buildAnnotations();
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);

@@ -55,6 +55,8 @@ void NarrativeVideoExport::cancel() {
 
 void NarrativeVideoExport::renderFrame() {
     if (!recorder_) return;
+    // A lecture opened during the export binds the frames still to come.
+    if (auto why = view_->outputGate().refuseVideo(size_)) return finish(*why);
     const double t = double(done_) / fps_;
     try {
         QElapsedTimer clock;

@@ -262,6 +262,7 @@ private:
     std::string glRenderer_;
     std::unique_ptr<VideoRecorder> recorder_;
     OutputGate outputGate_;
+    bool recordingRefused_ = false; ///< the gate keeps the frames out of the recording (said once)
     QElapsedTimer recordClock_;
 };
 

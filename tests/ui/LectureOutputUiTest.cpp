@@ -14,6 +14,7 @@
 #include "widgets/NarrativeVideoExport.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/SceneView.h"
+#include "widgets/VideoRecorder.h"
 
 #include <QAction>
 #include <QApplication>
@@ -177,6 +178,29 @@ TEST(LectureOutput, TheAuthorIsHeldToNoLimitAndClosingTheLectureFreesTheView) {
     again->lectureUi()->close();
     EXPECT_FALSE(again->sceneView()->outputGate().refuseImage(QSize(1920, 1080))) << "no lecture, no limit";
     EXPECT_EQ(again->sceneView()->outputGate().fit(QSize(1920, 1080)), QSize(1920, 1080));
+}
+
+TEST(LectureOutput, ALectureThatForbidsVideoOpenedWhileRecordingStaysOutOfTheRecording) {
+    QTemporaryDir dir;
+    QStringList said; // what the view says in the status bar (outlives the window)
+    auto w = openLecture(kLecture); // video allowed
+    widgets::SceneView* view = w->sceneView();
+    const QString video = dir.filePath("recording.mp4");
+    QObject::connect(view, &widgets::SceneView::statusMessage, [&](const QString& text) { said << text; });
+    view->startRecording(video.toStdString());
+    const auto f0 = view->framesRendered();
+    ASSERT_TRUE(waitFor([&] { return view->framesRendered() >= f0 + 10; }, 60));
+    const auto f1 = view->framesRendered();
+    QString error;
+    ASSERT_TRUE(w->lectureUi()->openNow(flaggedLecture(dir), &error)) << error.toStdString();
+    ASSERT_TRUE(waitFor([&] { return view->framesRendered() >= f1 + 30; }, 120));
+    EXPECT_TRUE(said.join("\n").contains("Recording paused: Cannot export video: the author forbids video export"))
+        << said.join("\n").toStdString();
+    std::shared_ptr<widgets::VideoRecorder> recorder = view->stopRecording();
+    ASSERT_NE(recorder, nullptr);
+    recorder->finish();
+    const std::size_t written = recorder->framesEncoded() + recorder->framesDropped();
+    EXPECT_LE(written, std::size_t(f1 - f0) + 2) << "frames of the forbidding lecture were recorded";
 }
 
 TEST(LectureOutput, TheWindowTrustsNoSecondKeyUnderANameAlreadyTrusted) {
