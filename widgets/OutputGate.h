@@ -10,7 +10,8 @@
 // Without a lecture only the renderer's own bounds apply (16 to
 // SceneView::kMaxImageSide pixels a side). The SceneView owns it, so that the view's
 // own outputs (renderImage, startRecording) ask it too; LectureUi binds it to the
-// lecture it opens.
+// lecture it opens. A recording or an export asks at every frame: a lecture opened
+// meanwhile binds the frames still to come.
 
 #include "narrative/Restrictions.h"
 
