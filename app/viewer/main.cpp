@@ -354,13 +354,13 @@ int main(int argc, char** argv) {
         // Before the lecture is adopted (nothing extracted, no heart loaded): its author's
         // credentials, then - headless - whether it lets this output out at this size.
         // The view's OutputGate asks again at every frame written; this only says it early.
-        window.lectureUi()->setAdmission([&](package::ContentPackage& lecture) -> std::optional<QString> {
+        window.lectureUi()->setAdmission([&](package::ContentPackage& opened) -> std::optional<QString> {
             if (std::exchange(lectureAdmitted, true)) return std::nullopt; // one opened later in the window
-            if (auto why = authorise(lecture, parser.value("key"), password)) fail(*why, kExitRefused);
+            if (auto why = authorise(opened, parser.value("key"), password)) fail(*why, kExitRefused);
             if (!headless) return std::nullopt;
-            if (auto why = lecture.gate().check(narrative::Operation::OpenContent)) fail(QString::fromStdString(*why), kExitRefused);
+            if (auto why = opened.gate().check(narrative::Operation::OpenContent)) fail(QString::fromStdString(*why), kExitRefused);
             widgets::OutputGate gate;
-            gate.setLecture(std::shared_ptr<const package::ContentPackage>(&lecture, [](const package::ContentPackage*) {}));
+            gate.setLecture(std::shared_ptr<const package::ContentPackage>(&opened, [](const package::ContentPackage*) {}));
             const auto why = exportVideo ? gate.refuseVideo(size) : screenshot ? gate.refuseImage(size) : std::nullopt;
             if (why) fail(*why, kExitRefused);
             return std::nullopt;
