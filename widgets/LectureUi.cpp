@@ -156,9 +156,12 @@ void LectureUi::open(const QString& path) {
         watcher->deleteLater();
         dialog->deleteLater();
         opening_ = false;
-        if (!r.first) {
-            Q_EMIT openFailed(r.second);
-            if (!r.second.isEmpty()) message("Could not open the lecture: " + r.second, true);
+        std::optional<QString> refused;
+        if (r.first && admit_) refused = admit_(r.first->package());
+        if (!r.first || refused) {
+            const QString why = refused.value_or(r.second);
+            Q_EMIT openFailed(why);
+            if (!why.isEmpty()) message("Could not open the lecture: " + why, true);
             return;
         }
         adopt(r.first);
@@ -182,7 +185,9 @@ void LectureUi::open(const QString& path) {
 bool LectureUi::openNow(const QString& path, QString* error) {
     try {
         auto lecture = Lecture::open(path);
-        if (auto why = lecture->refusal(Operation::OpenContent)) {
+        std::optional<QString> refused;
+        if (admit_) refused = admit_(lecture->package());
+        if (auto why = refused ? refused : lecture->refusal(Operation::OpenContent)) {
             if (error) *error = *why;
             Q_EMIT openFailed(*why);
             return false;
@@ -214,6 +219,7 @@ void LectureUi::adopt(std::shared_ptr<Lecture> lecture) {
     }
     viewer_->closePanel();
     lecture_ = std::move(lecture);
+    view_->outputGate().setLecture(std::shared_ptr<const package::ContentPackage>(lecture_, &lecture_->package()));
     rememberRecent(lecture_->path());
     editor_->setLecture(lecture_.get());
     const package::Manifest& m = lecture_->manifest();
@@ -251,6 +257,7 @@ void LectureUi::close() {
     viewer_->closePanel();
     editor_->setLecture(nullptr);
     lecture_.reset();
+    view_->outputGate().setLecture(nullptr);
     if (hooks_.useFlow) hooks_.useFlow(nullptr, {});
     bar_->hide();
     branding_->hide();
@@ -291,7 +298,7 @@ void LectureUi::reflectGate() {
                                   : "The author's password opens the lecture's lock");
     trust_->setEnabled(open && lecture_->package().signer().has_value());
     if (hooks_.record) {
-        const auto why = refusal(Operation::ExportVideo);
+        const auto why = view_->outputGate().refuseVideo();
         hooks_.record->setEnabled(!why);
         hooks_.record->setToolTip(why ? *why : recordTip_);
     }
@@ -478,6 +485,19 @@ void LectureUi::trustAuthor() {
     if (!ok || name.isEmpty()) return;
     try {
         auto store = package::TrustStore::load(package::TrustStore::defaultPath());
+        // Another key under a name already trusted is how a forger would pass as that
+        // author: only when the user says so (as atrium-pack trust --another-key).
+        QStringList others;
+        for (const package::TrustedAuthor* a : store.findName(name.toStdString()))
+            if (a->key != key) others << QString::fromStdString(package::fingerprint(a->key));
+        if (!others.isEmpty()) {
+            const QString why = "You already trust " + name + " with key " + others.join(", ") + ". This lecture is signed by key " +
+                                QString::fromStdString(package::fingerprint(key)) + ", another key.";
+            if (!interactive_) return message(why + " Not trusted.", true);
+            if (QMessageBox::warning(window_, "Trust this author", why + "\n\nTrust this key as " + name + " too?",
+                                     QMessageBox::Yes | QMessageBox::No, QMessageBox::No) != QMessageBox::Yes)
+                return;
+        }
         store.add(name.toStdString(), key);
         store.save(package::TrustStore::defaultPath());
         reflectGate();

@@ -27,6 +27,10 @@ class QMenu;
 class QTimer;
 class QUndoStack;
 
+namespace atrium::package {
+class ContentPackage;
+}
+
 namespace atrium::widgets {
 
 class BrandingBar;
@@ -59,6 +63,11 @@ public:
     LectureUi(QMainWindow* window, SceneView* view, bool persistSettings, bool interactive);
     ~LectureUi() override;
     void setHooks(Hooks hooks);
+    /// Runs on each package opened, before its gate is asked anything (even whether it
+    /// may open) and before anything is extracted: the command line's author
+    /// credentials and output checks (`atrium --key`). A message refuses the lecture.
+    using Admission = std::function<std::optional<QString>(package::ContentPackage&)>;
+    void setAdmission(Admission admit) { admit_ = std::move(admit); }
 
     /// Puts Open Lecture, Recent Lectures and Save Lecture As into `file`.
     void addFileActions(QMenu* file);
@@ -127,6 +136,7 @@ private:
     SceneView* view_;
     bool persist_, interactive_;
     Hooks hooks_;
+    Admission admit_;
     std::shared_ptr<Lecture> lecture_;
     ResourceBar* bar_;
     ResourceViewer* viewer_;

@@ -80,6 +80,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
                             offerLectureFlow(std::move(beat), error);
                         }});
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
+    connect(view_, &SceneView::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connectFlow();
     buildAnnotations();
     statusBar()->showMessage("Space releases the mouse in flight modes; F1 shows the keys", 8000);
@@ -389,13 +390,18 @@ void MainWindow::saveScreenshot() {
     const QString path = QFileDialog::getSaveFileName(this, "Save the view", "atrium.png", "PNG images (*.png)");
     if (path.isEmpty()) return;
     bool ok = false;
-    const QString size = QInputDialog::getText(this, "Image size", "Width x height in pixels (up to 8192 x 8192):",
-                                               QLineEdit::Normal, QString("%1x%2").arg(view_->width()).arg(view_->height()), &ok);
+    // The view's size, or the largest the lecture allows (OutputGate), as the default.
+    const OutputGate& gate = view_->outputGate();
+    const QSize largest = gate.limit().value_or(QSize(OutputGate::kMaxSide, OutputGate::kMaxSide));
+    const QSize offer = gate.fit(view_->size());
+    const QString size = QInputDialog::getText(this, "Image size",
+                                               QString("Width x height in pixels (up to %1 x %2):").arg(largest.width()).arg(largest.height()),
+                                               QLineEdit::Normal, QString("%1x%2").arg(offer.width()).arg(offer.height()), &ok);
     if (!ok) return;
     const auto m = QRegularExpression("^\\s*(\\d+)\\s*[xX]\\s*(\\d+)\\s*$").match(size);
     try {
         if (!m.hasMatch()) throw std::invalid_argument("expected WIDTHxHEIGHT, e.g. 1920x1080, got '" + size.toStdString() + "'");
-        if (auto why = lecture_->refusal(narrative::Operation::RenderImage, m.captured(1).toInt(), m.captured(2).toInt()))
+        if (auto why = gate.refuseImage(QSize(m.captured(1).toInt(), m.captured(2).toInt())))
             throw std::invalid_argument(why->toStdString());
         const QImage image = view_->renderImage(QSize(m.captured(1).toInt(), m.captured(2).toInt()));
         if (!image.save(path, "PNG")) throw std::runtime_error("could not write " + path.toStdString());
@@ -409,8 +415,8 @@ void MainWindow::toggleRecording(bool on) {
     const auto refocus = qScopeGuard([this] { returnFocusToView(); });
     if (on) {
         try {
-            if (auto why = lecture_->refusal(narrative::Operation::ExportVideo, view_->width(), view_->height()))
-                throw std::runtime_error(why->toStdString());
+            // Asked again at the view's pixel size when the recording starts.
+            if (auto why = view_->outputGate().refuseVideo()) throw std::runtime_error(why->toStdString());
             const QString path = QFileDialog::getSaveFileName(this, "Record the view to", "atrium.mp4", "MP4 video (*.mp4)");
             if (path.isEmpty()) throw std::runtime_error("");
             view_->startRecording(path.toStdString());

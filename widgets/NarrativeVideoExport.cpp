@@ -24,6 +24,8 @@ NarrativeVideoExport::~NarrativeVideoExport() = default;
 
 void NarrativeVideoExport::start(const QString& path, QSize size, int fps) {
     if (running()) throw std::runtime_error("an export is already running");
+    // Before anything moves: the open lecture may forbid video, or this size.
+    if (auto why = view_->outputGate().refuseVideo(size)) throw std::runtime_error(why->toStdString());
     playback_->stop();
     playback_->setWaitsAsDwell(true);
     playback_->seek(0.0);
@@ -53,6 +55,8 @@ void NarrativeVideoExport::cancel() {
 
 void NarrativeVideoExport::renderFrame() {
     if (!recorder_) return;
+    // A lecture opened during the export binds the frames still to come.
+    if (auto why = view_->outputGate().refuseVideo(size_)) return finish(*why);
     const double t = double(done_) / fps_;
     try {
         QElapsedTimer clock;

@@ -30,7 +30,8 @@ public:
     ~NarrativeVideoExport() override;
 
     /// Starts writing `path` (MP4) at `size` and `fps`. Throws std::runtime_error naming
-    /// the file when it cannot be opened, or when there is nothing to export.
+    /// the file when it cannot be opened, or when there is nothing to export, or with
+    /// the view's OutputGate's reason when the open lecture forbids the video or size.
     void start(const QString& path, QSize size, int fps);
     void cancel();
     bool running() const { return recorder_ != nullptr; }

@@ -681,11 +681,17 @@ void NarrativeWorkspace::fillRecentMenu() {
 }
 
 void NarrativeWorkspace::exportVideo() {
+    // The open lecture may forbid video (OutputGate): say so before asking for a file.
+    if (auto why = view_->outputGate().refuseVideo()) {
+        QMessageBox::warning(dialogParent(), "Export narrative video", *why);
+        return;
+    }
+    const QSize offer = view_->outputGate().fit(QSize(1280, 720));
     QString path = QFileDialog::getSaveFileName(dialogParent(), "Export narrative video", "narrative.mp4", "MP4 video (*.mp4)");
     if (path.isEmpty()) return;
     bool ok = false;
     const QString size = QInputDialog::getText(dialogParent(), "Video size", "Width x height in pixels:", QLineEdit::Normal,
-                                               "1280x720", &ok);
+                                               QString("%1x%2").arg(offer.width()).arg(offer.height()), &ok);
     if (!ok) return;
     const auto m = QRegularExpression("^\\s*(\\d+)\\s*[xX]\\s*(\\d+)\\s*$").match(size);
     const int fps = ok ? QInputDialog::getInt(dialogParent(), "Frame rate", "Frames per second:", 30, 1, 120, 1, &ok) : 0;

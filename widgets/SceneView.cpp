@@ -411,13 +411,22 @@ void SceneView::paintOverlays() {
 
 void SceneView::startRecording(const std::string& path) {
     const auto [pw, ph] = pixels(width(), height());
+    if (auto why = outputGate_.refuseVideo(QSize(pw, ph))) throw std::runtime_error(why->toStdString());
     recorder_ = std::make_unique<VideoRecorder>(path, pw, ph, 30);
+    recordingRefused_ = false;
     recordClock_.start();
 }
 
 std::unique_ptr<VideoRecorder> SceneView::stopRecording() { return std::move(recorder_); }
 
 void SceneView::captureVideoFrame(int pw, int ph) {
+    // A lecture that forbids video, opened while recording, keeps its frames out of it.
+    if (auto why = outputGate_.refuseVideo(QSize(pw, ph))) {
+        if (!recordingRefused_) Q_EMIT statusMessage("Recording paused: " + *why);
+        recordingRefused_ = true;
+        return;
+    }
+    recordingRefused_ = false;
     // The recording keeps the size it started with; frames of a resized view are skipped.
     if (pw != recorder_->sourceWidth() || ph != recorder_->sourceHeight()) return;
     std::vector<std::uint8_t> rgba(std::size_t(pw) * std::size_t(ph) * 4);
@@ -432,6 +441,8 @@ QImage SceneView::renderImage(QSize size, const std::optional<narrative::CameraP
     if (size.width() < 1 || size.height() < 1 || size.width() > kMaxImageSide || size.height() > kMaxImageSide)
         throw std::invalid_argument("image size must be between 1x1 and " + std::to_string(kMaxImageSide) + "x" +
                                     std::to_string(kMaxImageSide) + " pixels");
+    if (outputGate_.hasLecture())
+        if (auto why = outputGate_.refuseImage(size)) throw std::invalid_argument(why->toStdString());
     if (!window_) throw std::runtime_error("the view has not been shown yet");
     makeCurrent();
     QOpenGLFramebufferObjectFormat format;

@@ -11,6 +11,7 @@
 #include "narrative/CameraRig.h"
 #include "narrative/ResourceActivation.h"
 #include "widgets/ColorMap.h"
+#include "widgets/OutputGate.h"
 
 #include <QElapsedTimer>
 #include <QOpenGLWidget>
@@ -62,7 +63,7 @@ class SceneView : public QOpenGLWidget {
     Q_OBJECT
 public:
     /// Screenshots larger than this on either side are refused.
-    static constexpr int kMaxImageSide = 8192;
+    static constexpr int kMaxImageSide = OutputGate::kMaxSide;
 
     explicit SceneView(QWidget* parent = nullptr);
     ~SceneView() override;
@@ -147,8 +148,14 @@ public:
     void showResourceGizmo(const narrative::Vec3& centre, double radius, const narrative::Vec3& target);
     void hideResourceGizmo();
 
+    /// What may leave the app (screenshots, recordings, video exports) and at what
+    /// size: asked by renderImage and startRecording too. LectureUi binds it.
+    OutputGate& outputGate() { return outputGate_; }
+    const OutputGate& outputGate() const { return outputGate_; }
+
     /// Renders the view at `size` (any size up to kMaxImageSide) into an image,
-    /// without the overlays. Throws std::invalid_argument for a bad size.
+    /// without the overlays. Throws std::invalid_argument for a bad size, or one
+    /// that the open lecture's outputGate() refuses.
     /// With `from`, renders from that pose instead of the camera's (a narrative node's
     /// thumbnail).
     QImage renderImage(QSize size, const std::optional<narrative::CameraPose>& from = std::nullopt);
@@ -164,7 +171,8 @@ public:
     std::optional<narrative::Vec3> pickWall(QPointF position) const;
 
     /// Starts recording every rendered frame of the view (at 30 fps, its pixel size)
-    /// to `path`. Throws std::runtime_error naming the file when it cannot be written.
+    /// to `path`. Throws std::runtime_error naming the file when it cannot be written,
+    /// or with the outputGate()'s reason when the open lecture forbids it.
     void startRecording(const std::string& path);
     /// Stops recording and hands over the recorder, whose finish() writes the rest of
     /// the file (slow: run it off the UI thread). Null when not recording.
@@ -253,6 +261,8 @@ private:
     bool softwareRenderer_ = false;
     std::string glRenderer_;
     std::unique_ptr<VideoRecorder> recorder_;
+    OutputGate outputGate_;
+    bool recordingRefused_ = false; ///< the gate keeps the frames out of the recording (said once)
     QElapsedTimer recordClock_;
 };
 

@@ -163,6 +163,14 @@ TrustStore trustStore(const Options& o) {
     return TrustStore::load(o.value("trusted").value_or(TrustStore::defaultPath().string()));
 }
 
+/// Whether the manifest's author name is vouched for: the signer is on the trust list
+/// under that very name. Otherwise the name is only what the manifest claims.
+bool authorVerified(const ContentPackage& p, const TrustStore& trust) {
+    if (!p.signer() || p.manifest().author.empty()) return false;
+    const auto* a = trust.find(*p.signer());
+    return a && a->name == p.manifest().author;
+}
+
 std::optional<bool> yesNo(const Options& o, const std::string& name) {
     auto v = o.value(name);
     if (!v) return std::nullopt;
@@ -282,11 +290,12 @@ int create(const Options& o, std::ostream& out) {
 int addMedia(const Options& o, std::ostream& out, std::ostream& err) {
     const fs::path file = o.positional[0], source = o.positional[1];
     const std::string entry = o.value("as").value_or("media/" + source.filename().string());
+    const TrustStore trust = trustStore(o); // read first: a bad list stops before any edit
     ContentPackage p = openPackage(file, err);
     authorise(p, o);
     check(p.addFile(entry, source));
     p.save(file);
-    out << "added " << entry << " to " << file.string() << " (" << describeSigner(p, TrustStore{}) << ")\n";
+    out << "added " << entry << " to " << file.string() << " (" << describeSigner(p, trust) << ")\n";
     return kOk;
 }
 
@@ -296,6 +305,7 @@ int setFlow(const Options& o, std::ostream& out, std::ostream& err) {
     if (remove == (o.positional.size() == 2)) throw UsageError("set-flow takes FLOW.atriumflow, or --remove");
     std::optional<heart::BakedBeat> beat;
     if (!remove) beat = readFlow(o.positional[1]);
+    const TrustStore trust = trustStore(o);
     ContentPackage p = openPackage(file, err);
     authorise(p, o);
     const std::string old = p.manifest().flow;
@@ -304,7 +314,7 @@ int setFlow(const Options& o, std::ostream& out, std::ostream& err) {
         check(p.setFlow({}));
         check(p.removeFile(old));
         p.save(file);
-        out << "removed the baked flow " << old << " from " << file.string() << " (" << describeSigner(p, TrustStore{}) << ")\n";
+        out << "removed the baked flow " << old << " from " << file.string() << " (" << describeSigner(p, trust) << ")\n";
         return kOk;
     }
     const fs::path source = o.positional[1];
@@ -315,12 +325,13 @@ int setFlow(const Options& o, std::ostream& out, std::ostream& err) {
     if (!old.empty() && old != entry) check(p.removeFile(old));
     p.save(file);
     out << "set the baked flow of " << file.string() << " to " << entry << ": " << describeFlow(*beat) << " ("
-        << describeSigner(p, TrustStore{}) << ")\n";
+        << describeSigner(p, trust) << ")\n";
     return kOk;
 }
 
 int setRestrictions(const Options& o, std::ostream& out, std::ostream& err) {
     const fs::path file = o.positional[0];
+    const TrustStore trust = trustStore(o);
     ContentPackage p = openPackage(file, err);
     narrative::Restrictions r = p.manifest().restrictions;
     if (auto v = yesNo(o, "branding-required")) r.brandingRequired = *v;
@@ -353,7 +364,7 @@ int setRestrictions(const Options& o, std::ostream& out, std::ostream& err) {
     authorise(p, o);
     check(p.setRestrictions(r));
     p.save(file);
-    out << "restrictions of " << file.string() << " set (" << describeSigner(p, TrustStore{}) << ")\n";
+    out << "restrictions of " << file.string() << " set (" << describeSigner(p, trust) << ")\n";
     return kOk;
 }
 
@@ -395,7 +406,8 @@ int sign(const Options& o, std::ostream& out, std::ostream& err) {
 int verify(const Options& o, std::ostream& out, std::ostream& err) {
     const ContentPackage p = openPackage(o.positional[0], err);
     const TrustStore trust = trustStore(o);
-    out << o.positional[0] << ": " << (p.signer() ? "intact, " : "") << describeSigner(p, trust) << "\n";
+    // Opening checked every entry (sizes, CRCs, manifest, references) signed or not.
+    out << o.positional[0] << ": " << (p.signer() ? "intact, " : "contents intact, ") << describeSigner(p, trust) << "\n";
     if (const std::string& flow = p.manifest().flow; !flow.empty()) {
         // Its bytes are the signed ones; that the viewer can play it is checked here.
         const std::string source = fs::path(o.positional[0]).filename().string() + ": " + flow;
@@ -419,7 +431,8 @@ ordered_json describe(const ContentPackage& p, const TrustStore& trust, const st
     ordered_json j;
     j["file"] = file;
     j["title"] = m.title;
-    j["author"] = m.author;
+    j["author"] = m.author; // the manifest's claim
+    j["authorVerified"] = authorVerified(p, trust);
     ordered_json heart;
     if (m.heart.source == HeartSpec::Source::Phantom) heart = {{"source", "phantom"}, {"preset", m.heart.preset}};
     else heart = {{"source", m.heart.source == HeartSpec::Source::Meshes ? "meshes" : "volumes"}, {"phases", m.heart.entries.size()}};
@@ -467,13 +480,19 @@ int inspect(const Options& o, std::ostream& out, std::ostream& err) {
         err << "atrium-pack: " << e.what() << "\n";
         return kBadFile;
     }
-    const ordered_json j = describe(*p, trustStore(o), file);
+    const TrustStore trust = trustStore(o);
+    const ordered_json j = describe(*p, trust, file);
     if (o.has("json")) {
         out << j.dump(2) << "\n";
         return kOk;
     }
-    out << file << ": \"" << j["title"].get<std::string>() << "\"" << (p->manifest().author.empty() ? "" : " by " + p->manifest().author) << "\n";
-    out << "  signature:    " << describeSigner(*p, trustStore(o)) << "\n";
+    const std::string& author = p->manifest().author;
+    out << file << ": \"" << j["title"].get<std::string>() << "\"";
+    if (!author.empty())
+        out << (j["authorVerified"].get<bool>() ? " by " + author
+                                                : ", its manifest says by " + author + " (a claim: no key trusted under that name signed it)");
+    out << "\n";
+    out << "  signature:    " << describeSigner(*p, trust) << "\n";
     out << "  locked:       " << (p->locked() ? "yes" : "no") << "\n";
     out << "  heart:        " << j["heart"].dump() << "\n";
     for (const auto& n : j["narratives"]) out << "  narrative:    " << n["title"].get<std::string>() << " (" << n["nodes"] << " nodes)\n";
@@ -511,8 +530,19 @@ int trust(const Options& o, std::ostream& out, std::ostream& err) {
         out << (store.remove(*p.signer()) ? "no longer trusting " : "was not trusting ") << fingerprint(*p.signer()) << "\n";
     } else {
         const std::string name = o.value("name").value_or(p.manifest().author.empty() ? "unnamed author" : p.manifest().author);
+        // A second key under a name already trusted is how a forger would pass as that
+        // author: only on purpose.
+        std::string others;
+        for (const TrustedAuthor* a : store.findName(name))
+            if (a->key != *p.signer()) others += (others.empty() ? "" : ", ") + fingerprint(a->key);
+        if (!others.empty() && !o.has("another-key"))
+            throw Refused("you already trust " + name + " with key " + others + "; " + o.positional[0] + " is signed by key " +
+                          fingerprint(*p.signer()) + ", another key. Check it with " + name +
+                          ", then give --another-key to trust both, or --name to trust it under another name");
         store.add(name, *p.signer());
-        out << "trusting " << name << " (" << fingerprint(*p.signer()) << ")\n";
+        out << "trusting " << name << " (" << fingerprint(*p.signer()) << ")";
+        if (!others.empty()) out << "; also trusted as " << name << ": " << others;
+        out << "\n";
     }
     store.save(storeFile);
     return kOk;
@@ -525,21 +555,22 @@ std::string packUsage() {
 
   atrium-pack keygen --out KEYFILE [--author NAME] [--force]
   atrium-pack create OUT.atrium --manifest MANIFEST.json [--files DIR] [--key KEYFILE]
-  atrium-pack add-media FILE.atrium SOURCE [--as ENTRY] [AUTH]
-  atrium-pack set-flow FILE.atrium (FLOW.atriumflow [--as ENTRY] | --remove) [AUTH]
+  atrium-pack add-media FILE.atrium SOURCE [--as ENTRY] [AUTH] [--trusted FILE]
+  atrium-pack set-flow FILE.atrium (FLOW.atriumflow [--as ENTRY] | --remove) [AUTH] [--trusted FILE]
   atrium-pack set-restrictions FILE.atrium [--branding-required yes|no] [--narratives-locked yes|no]
               [--resources-locked yes|no] [--narrative-navigation-only yes|no] [--video-export-forbidden yes|no]
-              [--max-resolution WxH|none] [--expires YYYY-MM-DD|none] [AUTH]
+              [--max-resolution WxH|none] [--expires YYYY-MM-DD|none] [AUTH] [--trusted FILE]
   atrium-pack lock FILE.atrium --key KEYFILE [--password-file FILE]
   atrium-pack unlock FILE.atrium [AUTH]
   atrium-pack sign FILE.atrium --key KEYFILE | [--password-file FILE]
   atrium-pack verify FILE.atrium [--trusted FILE] [--require-trusted]
   atrium-pack inspect FILE.atrium [--json] [--trusted FILE]
   atrium-pack extract FILE.atrium DIR [AUTH]
-  atrium-pack trust FILE.atrium [--name NAME] [--remove] [--trusted FILE]
+  atrium-pack trust FILE.atrium [--name NAME] [--another-key] [--remove] [--trusted FILE]
 
 AUTH, for a locked package: --password-file FILE (its first line), $ATRIUM_PACK_PASSWORD,
-the terminal, or --key KEYFILE (the author's key). The trust list defaults to
+the terminal, or --key KEYFILE (the author's key). The author of a signed package is its
+signer: --key takes only the key that signed it. The trust list defaults to
 $XDG_CONFIG_HOME/atrium/trusted-authors.json, which the viewer uses too.
 Exit codes: 0 done, 1 bad command line, 2 bad or tampered file, 3 refused (locked,
 restricted, wrong password, unsigned for verify), 4 other errors.
@@ -557,15 +588,15 @@ int packCommand(const std::vector<std::string>& args, std::ostream& out, std::os
     try {
         if (command == "keygen") return keygen(Options(rest, 0, {"out", "author"}, {"force"}), out);
         if (command == "create") return create(Options(rest, 1, {"manifest", "files", "key"}, {}), out);
-        if (command == "add-media") return addMedia(Options(rest, 2, with({"as"}, kAuthOptions), {}), out, err);
+        if (command == "add-media") return addMedia(Options(rest, 2, with({"as", "trusted"}, kAuthOptions), {}), out, err);
         if (command == "set-flow") {
             const bool remove = std::find(rest.begin(), rest.end(), "--remove") != rest.end();
-            return setFlow(Options(rest, remove ? 1 : 2, with({"as"}, kAuthOptions), {"remove"}), out, err);
+            return setFlow(Options(rest, remove ? 1 : 2, with({"as", "trusted"}, kAuthOptions), {"remove"}), out, err);
         }
         if (command == "set-restrictions")
             return setRestrictions(Options(rest, 1,
                                            with({"branding-required", "narratives-locked", "resources-locked",
-                                                 "narrative-navigation-only", "video-export-forbidden", "max-resolution", "expires"},
+                                                 "narrative-navigation-only", "video-export-forbidden", "max-resolution", "expires", "trusted"},
                                                 kAuthOptions),
                                            {}),
                                    out, err);
@@ -575,7 +606,7 @@ int packCommand(const std::vector<std::string>& args, std::ostream& out, std::os
         if (command == "verify") return verify(Options(rest, 1, {"trusted"}, {"require-trusted"}), out, err);
         if (command == "inspect") return inspect(Options(rest, 1, {"trusted"}, {"json"}), out, err);
         if (command == "extract") return extract(Options(rest, 2, kAuthOptions, {}), out, err);
-        if (command == "trust") return trust(Options(rest, 1, {"name", "trusted"}, {"remove"}), out, err);
+        if (command == "trust") return trust(Options(rest, 1, {"name", "trusted"}, {"remove", "another-key"}), out, err);
         if (command == "--help" || command == "-h" || command == "help") {
             out << packUsage();
             return kOk;

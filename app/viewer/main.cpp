@@ -4,6 +4,7 @@
 #include "app/BuildInfo.h"
 #include "app/viewer/LiveTransport.h"
 
+#include "narrative/package/ContentPackage.h"
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLectureUi.h"
@@ -14,6 +15,7 @@
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeVideoExport.h"
 #include "widgets/NarrativeWorkspace.h"
+#include "widgets/OutputGate.h"
 #include "widgets/OverlayLayer.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
@@ -21,6 +23,7 @@
 #include <QApplication>
 #include <QCommandLineParser>
 #include <QElapsedTimer>
+#include <QFile>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QOpenGLContext>
@@ -38,6 +41,7 @@
 #include <cstdio>
 #include <iostream>
 #include <string_view>
+#include <utility>
 
 #include <sys/prctl.h>
 #include <unistd.h>
@@ -47,8 +51,9 @@ using namespace atrium;
 namespace {
 
 // Exit codes (docs/errors.md): 0 done, 1 bad command line, 2 the heart could not be
-// loaded, 3 the blood could not be simulated, 4 no OpenGL or another error, 5 --timeout.
-constexpr int kExitBadHeart = 2, kExitBloodFailed = 3, kExitWriteFailed = 4, kExitTimeout = 5;
+// loaded, 3 the blood could not be simulated or the lecture refused the output (its
+// restrictions, not its author), 4 no OpenGL or another error, 5 --timeout.
+constexpr int kExitBadHeart = 2, kExitBloodFailed = 3, kExitRefused = 3, kExitWriteFailed = 4, kExitTimeout = 5;
 
 [[noreturn]] void fail(const QString& message, int code = 1) {
     std::cerr << "atrium: " << message.toStdString() << "\n";
@@ -71,6 +76,26 @@ int parsePositive(const QCommandLineParser& p, const QString& name, int fallback
     const int v = p.value(name).toInt(&ok);
     if (!ok || v < lo || v > hi) fail(QString("--%1 expects an integer in [%2, %3], got '%4'").arg(name).arg(lo).arg(hi).arg(p.value(name)));
     return v;
+}
+
+/// Makes the lecture's author present with the command line's credentials: the key
+/// that signed it (`--key`), or the password of its lock (`--password-file`), as
+/// atrium-pack takes them. Nothing given: nothing to do. Why not, or nullopt.
+std::optional<QString> authorise(package::ContentPackage& lecture, const QString& keyFile,
+                                 const std::optional<std::string>& password) {
+    try {
+        if (!keyFile.isEmpty()) {
+            if (auto r = lecture.useSigningKey(package::SigningKey::load(keyFile.toStdString())); !r)
+                return "--key " + keyFile + ": " + QString::fromStdString(r.error());
+        } else if (password) {
+            if (!lecture.locked())
+                return QString("--password-file: the lecture is not locked; its author is who signed it: give --key KEYFILE");
+            if (auto r = lecture.unlock(*password); !r) return "--password-file: " + QString::fromStdString(r.error());
+        }
+    } catch (const std::exception& e) {
+        return QString::fromStdString(e.what());
+    }
+    return std::nullopt;
 }
 
 double percentile(std::vector<double> v, double q) {
@@ -125,13 +150,17 @@ int main(int argc, char** argv) {
         {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
         {"measure-frames", "Render N frames with blood and print frame times (p50, p95) as JSON, then exit.", "N"},
         {"timeout", "Headless modes: give up after S seconds (default 300).", "S"},
-        {"narratives", "Open a narratives file (docs/narratives.md).", "FILE"},
-        {"play", "With --narratives: play narrative K (1 = the first) once the window is open.", "K"},
-        {"narrative", "With --narratives and --screenshot or --export-video: narrative K (1 = the first).", "K"},
+        {"narratives", "Open a narratives file (docs/narratives.md); beside a lecture, in place of its own.", "FILE"},
+        {"play", "With --narratives or a lecture: play narrative K (1 = the first) once the window is open.", "K"},
+        {"narrative", "With --narratives or a lecture, and --screenshot or --export-video: narrative K (1 = the first).",
+         "K"},
         {"at", "With --narrative and --screenshot: the moment of the narrative to render, in seconds (default 0).", "T"},
         {"export-video", "With --narrative: render the narrative frame by frame into an MP4 video and exit.", "MP4"},
         {"fps", "With --export-video: frames per second (default 30).", "F"},
         {"lecture", "With FILE.atrium: lecture it live; students join with the URL and code shown."},
+        {"key", "With FILE.atrium: its author's key file (the key that signed it): its restrictions do not bind its author.",
+         "KEYFILE"},
+        {"password-file", "With FILE.atrium: the password of its author's lock, the first line of FILE.", "FILE"},
         {"port", "With --lecture: the port students connect to (default: any free port).", "P"},
         {"join", "Follow a live lecture at URL (ws://HOST:PORT, as the lecturer's window shows).", "URL"},
         {"code", "With --join: the join code the lecturer shows.", "CODE"},
@@ -257,10 +286,25 @@ int main(int argc, char** argv) {
         else fail("--fluid expects spheres or surface, got '" + f + "'");
     }
 
-    // Narratives: which one, and when.
+    // The lecture's author: the key that signed it, or its lock's password.
+    for (const char* option : {"key", "password-file"})
+        if (parser.isSet(option) && !options.lecture) fail(QString("--%1 goes with a lecture (FILE.atrium)").arg(option));
+    if (parser.isSet("key") && parser.isSet("password-file")) fail("give one of --key and --password-file");
+    std::optional<std::string> password;
+    if (parser.isSet("password-file")) {
+        QFile file(parser.value("password-file"));
+        if (!file.open(QIODevice::ReadOnly)) fail(parser.value("password-file") + ": cannot read (" + file.errorString() + ")");
+        QByteArray line = file.read(4096);
+        if (const auto end = line.indexOf('\n'); end >= 0) line.truncate(end);
+        if (line.endsWith('\r')) line.chop(1);
+        password = line.toStdString();
+    }
+
+    // Narratives: which one, and when (a lecture brings its own; --narratives replaces them).
     const bool narratives = parser.isSet("narratives");
     for (const char* option : {"play", "narrative", "at", "export-video"})
-        if (parser.isSet(option) && !narratives) fail(QString("--%1 goes with --narratives FILE").arg(option));
+        if (parser.isSet(option) && !narratives && !options.lecture)
+            fail(QString("--%1 goes with --narratives FILE or a lecture (FILE.atrium)").arg(option));
     if ((exportVideo || parser.isSet("at")) && !parser.isSet("narrative")) fail("--export-video and --at go with --narrative K");
     if (parser.isSet("narrative") && !screenshot && !exportVideo) fail("--narrative K goes with --screenshot or --export-video");
     if (exportVideo && (screenshot || measure > 0)) fail("--export-video cannot be combined with --screenshot or --measure-frames");
@@ -309,15 +353,44 @@ int main(int argc, char** argv) {
 
     widgets::MainWindow window(options);
     widgets::NarrativeWorkspace* workspace = window.narratives();
-    if (narratives) {
-        QString error;
-        if (!workspace->openFile(parser.value("narratives"), &error)) fail(error);
+    widgets::SceneView* view = window.sceneView();
+    // The narratives file, or the lecture's own; then narrative K.
+    auto chooseNarrative = [&](const QString& source) {
+        if (narratives) {
+            QString error;
+            if (!workspace->openFile(parser.value("narratives"), &error)) fail(error);
+        }
         const int count = int(workspace->editor()->document().narratives.size());
         if ((parser.isSet("play") || parser.isSet("narrative")) && narrativeNumber > count)
-            fail(QString("%1 has %2 narrative(s), not %3").arg(parser.value("narratives")).arg(count).arg(narrativeNumber));
+            fail(QString("%1 has %2 narrative(s), not %3").arg(source).arg(count).arg(narrativeNumber));
         workspace->editor()->setCurrentIndex(narrativeNumber - 1);
+        if (parser.isSet("play") && !headless) QTimer::singleShot(0, workspace->playback(), &widgets::NarrativePlayback::play);
+    };
+    bool narrativeChosen = false, lectureAdmitted = false;
+    if (options.lecture) {
+        // Before the lecture is adopted (nothing extracted, no heart loaded): its author's
+        // credentials, then - headless - whether it lets this output out at this size.
+        // The view's OutputGate asks again at every frame written; this only says it early.
+        window.lectureUi()->setAdmission([&](package::ContentPackage& opened) -> std::optional<QString> {
+            if (std::exchange(lectureAdmitted, true)) return std::nullopt; // one opened later in the window
+            if (auto why = authorise(opened, parser.value("key"), password)) fail(*why, kExitRefused);
+            if (!headless) return std::nullopt;
+            if (auto why = opened.gate().check(narrative::Operation::OpenContent)) fail(QString::fromStdString(*why), kExitRefused);
+            widgets::OutputGate gate;
+            gate.setLecture(std::shared_ptr<const package::ContentPackage>(&opened, [](const package::ContentPackage*) {}));
+            const auto why = exportVideo ? gate.refuseVideo(size) : screenshot ? gate.refuseImage(size) : std::nullopt;
+            if (why) fail(*why, kExitRefused);
+            return std::nullopt;
+        });
+        if (narratives || parser.isSet("play") || parser.isSet("narrative"))
+            QObject::connect(window.lectureUi(), &widgets::LectureUi::lectureChanged, workspace, [&](const QString& title) {
+                // Once: the lecture of the command line, not one opened later in the window.
+                if (title.isEmpty() || std::exchange(narrativeChosen, true)) return;
+                chooseNarrative(narratives ? parser.value("narratives") : *options.lecture);
+            });
+    } else if (narratives) {
+        chooseNarrative(parser.value("narratives"));
     }
-    widgets::SceneView* view = window.sceneView();
     if (headless) {
         // The window's 3D view gets the requested size (menus and status bar around it).
         window.resize(size + (window.size() - view->size()));
@@ -326,7 +399,6 @@ int main(int argc, char** argv) {
     widgets::LiveLectureUi live(&window, std::make_shared<app::LiveTransport>(), !headless);
     window.show();
     if (!headless) {
-        if (parser.isSet("play")) QTimer::singleShot(0, workspace->playback(), &widgets::NarrativePlayback::play);
         if (lecture) { // once the lecture is open and verified
             QObject::connect(window.lectureUi(), &widgets::LectureUi::lectureChanged, &live, [&](const QString& title) {
                 if (title.isEmpty() || live.host()) return;
@@ -385,6 +457,7 @@ int main(int argc, char** argv) {
         if (view->framesWithBlood() < std::uint64_t(afterFrames)) return;
         if (exportVideo) {
             if (exporter.running()) return;
+            if (auto why = view->outputGate().refuseVideo(size)) fail(*why, kExitRefused);
             try {
                 exportClock.start();
                 exporter.start(parser.value("export-video"), size, fps);
@@ -403,8 +476,7 @@ int main(int argc, char** argv) {
         if (screenshot) {
             const QString path = parser.value("screenshot");
             try {
-                if (auto why = window.lectureUi()->refusal(narrative::Operation::RenderImage, size.width(), size.height()))
-                    fail(*why);
+                if (auto why = view->outputGate().refuseImage(size)) fail(*why, kExitRefused);
                 QImage image = view->renderImage(size);
                 workspace->overlays()->paintOnto(image);
                 // Whole or not at all: a full disk leaves no truncated PNG under the name.

@@ -119,6 +119,11 @@ void ContentPackage::load(const ProgressCallback& progress) {
             report();
         }
         signer_ = signature.publicKey;
+    } else {
+        // Unsigned: no hash to compare, but every entry is still read through once, so
+        // that one longer or shorter than it declares, or corrupt, is refused now rather
+        // than halfway through an extraction.
+        a.checkContents(progress);
     }
     if (a.find(SealedKey::kEntry)) {
         lockText_ = a.read(SealedKey::kEntry, jsonLimit);
@@ -352,6 +357,12 @@ EditResult ContentPackage::addSource(const std::string& entry, Source source) {
     if (!isSafeEntryName(entry) || reserved(entry))
         return EditResult::refused("'" + entry + "' cannot name an entry (use letters, digits, '_', '.', '-' and '/')");
     if (entry == kNarrativesEntry) return EditResult::refused("the narratives document is set with setNarrativesDocument");
+    // A name is a file or a folder, never both (no archive tool could extract it).
+    for (std::size_t slash = entry.find('/'); slash != std::string::npos; slash = entry.find('/', slash + 1))
+        if (files_.count(entry.substr(0, slash)))
+            return EditResult::refused("'" + entry + "' cannot be added: '" + entry.substr(0, slash) + "' is a file");
+    if (auto inside = files_.lower_bound(entry + "/"); inside != files_.end() && inside->first.rfind(entry + "/", 0) == 0)
+        return EditResult::refused("'" + entry + "' cannot be added: the package holds files in a folder of that name");
     Manifest next = manifest_;
     if (!next.findFile(entry)) next.files.push_back({entry, mediaTypeFor(entry)});
     try {
@@ -392,6 +403,9 @@ EditResult ContentPackage::unlock(std::string_view password) {
 EditResult ContentPackage::lock(SigningKey key, std::string_view password, KdfCost cost) {
     if (auto why = gate().check(Operation::EditRestrictions)) return EditResult::refused(*why);
     if (password.empty()) return EditResult::refused("a lock needs a password that is not empty");
+    if (signer_ && key.publicKey() != *signer_)
+        return EditResult::refused("the package is signed by key " + fingerprint(*signer_) + "; key " +
+                                   fingerprint(key.publicKey()) + " is not its author's and cannot lock it");
     lock_ = SealedKey::seal(key, password, cost);
     lockText_ = lock_->toJson();
     key_ = std::make_unique<SigningKey>(std::move(key));
@@ -412,6 +426,11 @@ EditResult ContentPackage::useSigningKey(SigningKey key) {
     if (lock_ && key.publicKey() != lock_->publicKey)
         return EditResult::refused("the package is locked by key " + fingerprint(lock_->publicKey) + "; key " +
                                    fingerprint(key.publicKey()) + " cannot sign it");
+    // The author of a signed package is its signer: another key is not its author, and
+    // may not lift its flags or sign it as its own.
+    if (signer_ && key.publicKey() != *signer_)
+        return EditResult::refused("the package is signed by key " + fingerprint(*signer_) + "; key " +
+                                   fingerprint(key.publicKey()) + " is not its author's");
     key_ = std::make_unique<SigningKey>(std::move(key));
     return EditResult::done();
 }

@@ -16,7 +16,8 @@
 // in force: a tampered lecture is not the lecture its author signed).
 //
 // The author is present when the lock was opened with the password (unlock) or the
-// author's key was given (useSigningKey; for a locked package only the lock's own key).
+// author's key was given (useSigningKey): the author of a signed package is its signer,
+// so only the key that signed it (for a locked package, the lock's own key) counts.
 // Saving then signs again; without the author's key an edited package is saved
 // unsigned, and an unchanged one keeps its signature byte for byte.
 
@@ -134,12 +135,14 @@ public:
     /// password is refused and changes nothing.
     EditResult unlock(std::string_view password);
     /// Locks the package with `key` under `password` (the author stays present in this
-    /// session, so that saving signs). A package that is locked already needs its author.
+    /// session, so that saving signs). A package that is locked already needs its author;
+    /// a signed one takes only its signer's key.
     EditResult lock(SigningKey key, std::string_view password, KdfCost cost = KdfCost::interactive());
     /// Removes the lock (the author must be present); the package stays signed on save.
     EditResult removeLock();
-    /// Gives the author's key for signing on save. A locked package takes only the
-    /// lock's own key (which makes its author present).
+    /// Gives the author's key for signing on save, which makes the author present. A
+    /// signed package takes only its signer's key (a locked one: the lock's own key);
+    /// any key may sign an unsigned draft.
     EditResult useSigningKey(SigningKey key);
 
     // --- Files ---------------------------------------------------------------------------------

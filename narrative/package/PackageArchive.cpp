@@ -166,6 +166,14 @@ void ArchiveReader::check() {
                            ", beyond the ratio allowed (a zip bomb?)");
         entries_.push_back({std::move(entry), st.size, st.comp_size, i});
     }
+    // A name cannot be a file and a folder at once: "media/a" beside "media/a/b" could
+    // never be extracted (nor read back by any tool), whichever comes first.
+    std::set<std::string_view> files;
+    for (const auto& e : entries_) files.insert(e.name);
+    for (const std::string& path : names)
+        for (std::size_t slash = path.find('/'); slash != std::string::npos; slash = path.find('/', slash + 1))
+            if (const std::string folder = path.substr(0, slash); files.count(folder))
+                bad(name_ + ": entry '" + path + "'", "lies in '" + folder + "', which is a file: a name cannot be both a file and a folder");
 }
 
 const ArchiveEntry* ArchiveReader::find(std::string_view entry) const {
@@ -203,6 +211,22 @@ std::string ArchiveReader::read(std::string_view entry, std::uint64_t maxSize) c
     out.reserve(std::size_t(e->size));
     stream(entry, [&](const char* p, std::size_t n) { out.append(p, n); });
     return out;
+}
+
+void ArchiveReader::checkContents(const std::function<bool(std::uint64_t, std::uint64_t)>& progress) const {
+    std::uint64_t total = 0, done = 0, reported = 0;
+    for (const auto& e : entries_) total += e.size;
+    auto report = [&] {
+        if (progress && !progress(done, total)) throw PackageError(PackageError::Kind::Cancelled, name_ + ": opening was cancelled");
+        reported = done;
+    };
+    for (const auto& e : entries_) {
+        stream(e.name, [&](const char*, std::size_t n) {
+            done += n;
+            if (done - reported >= (4u << 20)) report();
+        });
+        report();
+    }
 }
 
 Hash ArchiveReader::hash(std::string_view entry) const {

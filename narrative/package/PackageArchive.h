@@ -4,8 +4,9 @@
 // ArchiveReader checks the whole central directory before anything is read: entry
 // count, names (relative, '/'-separated, no component starting with '.', so nothing
 // can climb out of its folder), no symlinks or other special files, no duplicates, no
-// encryption, each entry's and the total declared size, and the compression ratio
-// (zip bombs). Reads stop at the declared size, so a lying header cannot make it
+// name that is both a file and a folder, no encryption, each entry's and the total
+// declared size, and the compression ratio (zip bombs). checkContents() then reads
+// every entry once (sizes and CRCs), as a signature's hashing does. Reads stop at the declared size, so a lying header cannot make it
 // allocate more. Extraction writes only below the folder it is given, each file
 // atomically.
 //
@@ -75,6 +76,11 @@ public:
     void stream(std::string_view entry, const std::function<void(const char*, std::size_t)>& sink) const;
     /// The whole entry; refuses (BadFile) one declared larger than `maxSize`.
     std::string read(std::string_view entry, std::uint64_t maxSize) const;
+    /// Reads every entry through once, so that one longer or shorter than it declares,
+    /// or corrupt, is refused (BadFile, naming it) before anything is used.
+    /// `progress(done, total)` is called every few MiB; it returns false to cancel
+    /// (PackageError Cancelled).
+    void checkContents(const std::function<bool(std::uint64_t done, std::uint64_t total)>& progress = {}) const;
     /// BLAKE2b-256 of the entry's bytes.
     Hash hash(std::string_view entry) const;
     /// Writes the entry to folder/entry (creating folders below `folder` only), atomically.

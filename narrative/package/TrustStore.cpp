@@ -56,7 +56,8 @@ void TrustStore::save(const std::filesystem::path& file) const {
     for (const auto& a : authors_)
         j["authors"].push_back({{"name", a.name}, {"fingerprint", fingerprint(a.key)}, {"publicKey", toBase64(a.key)}});
     asPackageIo([&] {
-        std::filesystem::create_directories(file.parent_path());
+        // A bare file name lies in the current folder, which exists.
+        if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
         narrative::writeFileAtomically(file, j.dump(2) + "\n");
     });
 }
@@ -65,6 +66,13 @@ const TrustedAuthor* TrustStore::find(const PublicKey& key) const {
     for (const auto& a : authors_)
         if (a.key == key) return &a;
     return nullptr;
+}
+
+std::vector<const TrustedAuthor*> TrustStore::findName(std::string_view name) const {
+    std::vector<const TrustedAuthor*> found;
+    for (const auto& a : authors_)
+        if (a.name == name) found.push_back(&a);
+    return found;
 }
 
 void TrustStore::add(std::string name, const PublicKey& key) {

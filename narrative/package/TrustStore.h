@@ -9,6 +9,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace atrium::package {
@@ -25,11 +26,14 @@ public:
     /// Reads the list; a missing file is an empty list. Throws PackageError(BadFile)
     /// naming the file and entry for a malformed one.
     static TrustStore load(const std::filesystem::path& file);
-    /// Writes the list atomically (creating its folder).
+    /// Writes the list atomically (creating its folder; a bare file name is in the
+    /// current folder).
     void save(const std::filesystem::path& file) const;
 
     const std::vector<TrustedAuthor>& authors() const { return authors_; }
     const TrustedAuthor* find(const PublicKey& key) const;
+    /// The keys trusted under `name` (an author may have several; each was added on purpose).
+    std::vector<const TrustedAuthor*> findName(std::string_view name) const;
     /// Adds the key, or renames it when it is there already.
     void add(std::string name, const PublicKey& key);
     bool remove(const PublicKey& key);

@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <tuple>
 #include <unistd.h>
 
 using namespace atrium::app;
@@ -408,4 +409,107 @@ TEST_F(PackCli, EveryPhantomPresetIsAHeartAManifestMayName) {
         const Result r = pack({"create", file(), "--manifest", path("src/manifest.json")});
         EXPECT_EQ(r.code, 0) << preset << ": " << r.err;
     }
+}
+
+TEST_F(PackCli, OnlyTheSignersKeyIsTheAuthorsOfAnUnlockedPackage) {
+    // Issue 21 item 4: `--key attacker.key` lifted an expired package's flags and
+    // re-signed it as the attacker's.
+    ASSERT_EQ(pack({"create", file(), "--manifest", path("src/manifest.json"), "--key", key()}).code, 0);
+    ASSERT_EQ(pack({"set-restrictions", file(), "--expires", "2020-01-01", "--key", key()}).code, 0);
+    ASSERT_EQ(pack({"keygen", "--out", path("attacker.key")}).code, 0);
+    const std::string before = readAll(file());
+
+    Result r = pack({"extract", file(), path("out")});
+    EXPECT_EQ(r.code, 3) << "expired for its audience";
+    r = pack({"extract", file(), path("out"), "--key", path("attacker.key")});
+    EXPECT_EQ(r.code, 3) << r.out;
+    EXPECT_NE(r.err.find("is not its author's"), std::string::npos) << r.err;
+    EXPECT_FALSE(fs::exists(path("out/manifest.json")));
+    r = pack({"set-restrictions", file(), "--expires", "none", "--key", path("attacker.key")});
+    EXPECT_EQ(r.code, 3);
+    r = pack({"sign", file(), "--key", path("attacker.key")});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_EQ(readAll(file()), before) << "nothing re-signed";
+
+    r = pack({"extract", file(), path("out"), "--key", key()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    r = pack({"set-restrictions", file(), "--expires", "none", "--key", key()});
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(pack({"verify", file()}).code, 0) << "signed by its author still";
+
+    // Nor may another key lock it, which would make that key its author.
+    const std::string unexpired = readAll(file());
+    r = pack({"lock", file(), "--key", path("attacker.key"), "--password-file", path("password")});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("cannot lock it"), std::string::npos) << r.err;
+    EXPECT_EQ(readAll(file()), unexpired);
+}
+
+TEST_F(PackCli, TheTrustListIsWhatNamesAnAuthor) {
+    // Issue 21 item 6.
+    ASSERT_EQ(pack({"create", file(), "--manifest", path("src/manifest.json"), "--key", key()}).code, 0);
+    // The manifest's author is a claim until the signer is trusted under that name.
+    Result r = pack({"inspect", file()});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.out.find("\" by Dr Test"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("its manifest says by Dr Test (a claim"), std::string::npos) << r.out;
+    EXPECT_EQ(inspect()["authorVerified"], false);
+
+    // A bare file name for the trust list is one in the current folder.
+    const fs::path cwd = fs::current_path();
+    fs::current_path(dir_);
+    r = pack({"trust", file(), "--trusted", "tl.json"});
+    fs::current_path(cwd);
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_TRUE(fs::exists(path("tl.json")));
+    r = pack({"inspect", file(), "--trusted", path("tl.json")});
+    EXPECT_NE(r.out.find("\"Valves\" by Dr Test\n"), std::string::npos) << r.out;
+    EXPECT_EQ(json::parse(pack({"inspect", file(), "--json", "--trusted", path("tl.json")}).out)["authorVerified"], true);
+
+    // The edits that name the signer ask the trust list too.
+    std::ofstream(path("extra.svg")) << "<svg xmlns='http://www.w3.org/2000/svg'/>";
+    r = pack({"add-media", file(), path("extra.svg"), "--key", key(), "--trusted", path("tl.json")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("signed by Dr Test ("), std::string::npos) << r.out;
+    r = pack({"set-restrictions", file(), "--narratives-locked", "yes", "--key", key(), "--trusted", path("tl.json")});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("signed by Dr Test ("), std::string::npos) << r.out;
+
+    // A second key under a name already trusted: only on purpose.
+    ASSERT_EQ(pack({"keygen", "--out", path("forger.key")}).code, 0);
+    ASSERT_EQ(pack({"create", path("forged.atrium"), "--manifest", path("src/manifest.json"), "--key", path("forger.key")}).code, 0);
+    const std::string list = readAll(path("tl.json"));
+    r = pack({"trust", path("forged.atrium"), "--trusted", path("tl.json")});
+    EXPECT_EQ(r.code, 3);
+    EXPECT_NE(r.err.find("you already trust Dr Test with key"), std::string::npos) << r.err;
+    EXPECT_EQ(readAll(path("tl.json")), list) << "the list is unchanged";
+    r = pack({"trust", path("forged.atrium"), "--trusted", path("tl.json"), "--another-key"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(r.out.find("also trusted as Dr Test"), std::string::npos) << r.out;
+}
+
+TEST_F(PackCli, VerifyReadsAnUnsignedPackageThrough) {
+    // Issue 21 item 8: an unsigned package's entries were never read before use.
+    ASSERT_EQ(pack({"create", file(), "--manifest", path("src/manifest.json")}).code, 0);
+    Result r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 3) << "unsigned";
+    EXPECT_NE(r.out.find("contents intact, unsigned"), std::string::npos) << r.out;
+    // media/valve.svg holds some 60 bytes; its headers now say 20.
+    std::string bytes = readAll(file());
+    int patched = 0;
+    for (const auto& [signature, nameAt, sizeAt] : {std::tuple{std::string("PK\x03\x04", 4), 30, 22},
+                                                    std::tuple{std::string("PK\x01\x02", 4), 46, 24}})
+        for (std::size_t at = bytes.find(signature); at != std::string::npos; at = bytes.find(signature, at + 4))
+            if (bytes.compare(at + std::size_t(nameAt), 15, "media/valve.svg") == 0) {
+                bytes[at + std::size_t(sizeAt)] = 20;
+                ++patched;
+            }
+    ASSERT_EQ(patched, 2);
+    std::ofstream(file(), std::ios::binary | std::ios::trunc) << bytes;
+    r = pack({"verify", file()});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_NE(r.err.find("entry 'media/valve.svg'"), std::string::npos) << r.err;
+    r = pack({"extract", file(), path("out")});
+    EXPECT_EQ(r.code, 2);
+    EXPECT_FALSE(fs::exists(path("out"))) << "refused before anything was written";
 }

@@ -570,10 +570,11 @@ TEST(LectureUi, ALectureOpenedWhileAnotherHeartLoadsBringsItsOwnHeartAndFlow) {
     ASSERT_TRUE(waitFor([&] { return bakedPlayer(w) && bakedPlayer(w)->beat(); }, 240)) << "the lecture's beat";
     EXPECT_EQ(bakedPlayer(w)->beat(), w.lectureUi()->lecture()->flow().get());
     EXPECT_TRUE(refused.isEmpty()) << refused.join("; ").toStdString();
-    // The shell (the right heart) is processed after the left heart, whose beat plays at
-    // once: on a cold cache it comes minutes later, so wait for it, not for a time.
+    // The beat is handed over before the heart loads (LectureUi::adopt), and the right
+    // heart's shell comes after the left heart: on a cold machine minutes later, so wait
+    // for it, not for a time.
     EXPECT_TRUE(waitFor([&] { return w.sceneView()->shellTriangles() > 1000u && !w.heartLoader()->busy(); }, 300))
-        << "the lecture's four-chamber heart, with its shell (" << w.sceneView()->shellTriangles() << " triangles)";
+        << "the lecture's four-chamber heart, with its shell: " << w.sceneView()->shellTriangles() << " triangles";
     EXPECT_FALSE(w.heartLoader()->busy());
 }
 

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include <tuple>
+
 using namespace atrium;
 using namespace atrium::package;
 using namespace atrium::package::test;
@@ -381,4 +383,84 @@ TEST(ContentPackage, NarrativesAreReadByTheirOwnReaderAndTheirMediaMustBeInside)
     ScratchFolder dir;
     p.save(dir / "tour.atrium");
     EXPECT_EQ(ContentPackage::open(dir / "tour.atrium").narrativesDocument(), withOverlay);
+}
+
+TEST(ContentPackage, OnlyTheSignersKeyMakesItsAuthorPresent) {
+    // Issue 21 item 4: any key used to lift the flags of an unlocked signed package and
+    // re-sign it as the signer's own.
+    ScratchFolder dir;
+    const SigningKey author = SigningKey::generate();
+    author.save(dir / "author.key");
+    ContentPackage draft = sampleDraft();
+    narrative::Restrictions r;
+    r.videoExportForbidden = true;
+    r.expires = narrative::parseDate("2020-01-01");
+    ASSERT_TRUE(draft.setRestrictions(r));
+    ASSERT_TRUE(draft.useSigningKey(SigningKey::load(dir / "author.key")));
+    draft.save(dir / "signed.atrium");
+
+    ContentPackage p = ContentPackage::open(dir / "signed.atrium");
+    ASSERT_TRUE(p.gate().check(narrative::Operation::OpenContent)) << "expired for its audience";
+    const EditResult attacker = p.useSigningKey(SigningKey::generate());
+    EXPECT_FALSE(attacker);
+    EXPECT_NE(attacker.error().find("is not its author's"), std::string::npos) << attacker.error();
+    EXPECT_FALSE(p.authorPresent());
+    EXPECT_TRUE(p.gate().check(narrative::Operation::ExportVideo)) << "the flags still bind";
+    p.save(dir / "copy.atrium");
+    EXPECT_EQ(ContentPackage::open(dir / "copy.atrium").signer(), author.publicKey()) << "not re-signed by another key";
+
+    ASSERT_TRUE(p.useSigningKey(SigningKey::load(dir / "author.key")));
+    EXPECT_TRUE(p.authorPresent());
+    EXPECT_FALSE(p.gate().check(narrative::Operation::ExportVideo));
+
+    // An unsigned draft has no author yet: any key may sign it.
+    ContentPackage unsigned_ = sampleDraft();
+    EXPECT_TRUE(unsigned_.useSigningKey(SigningKey::generate()));
+}
+
+namespace {
+
+/// Rewrites the uncompressed size `entry` declares, in its local header and in the
+/// central directory alike (so that the two agree, as a careful forger makes them).
+void declareSize(const std::filesystem::path& file, const std::string& entry, std::uint32_t size) {
+    std::string bytes = readAll(file);
+    auto put32 = [&](std::size_t at, std::uint32_t v) {
+        for (int i = 0; i < 4; ++i) bytes[at + std::size_t(i)] = char((v >> (8 * i)) & 0xff);
+    };
+    int patched = 0;
+    for (const auto& [signature, nameAt, sizeAt] : {std::tuple{std::string("PK\x03\x04", 4), 30, 22},
+                                                    std::tuple{std::string("PK\x01\x02", 4), 46, 24}})
+        for (std::size_t at = bytes.find(signature); at != std::string::npos; at = bytes.find(signature, at + 4))
+            if (bytes.compare(at + std::size_t(nameAt), entry.size(), entry) == 0) {
+                put32(at + std::size_t(sizeAt), size);
+                ++patched;
+            }
+    ASSERT_EQ(patched, 2) << entry;
+    writeAll(file, bytes);
+}
+
+} // namespace
+
+TEST(ContentPackage, ABrokenUnsignedPackageIsRefusedWhenOpenedNotHalfwayThroughExtraction) {
+    // Issue 21 item 8: without a signature nobody read the entries through before use.
+    ScratchFolder dir;
+    ContentPackage draft = sampleDraft();
+    ASSERT_TRUE(draft.addFileBytes("media/notes.txt", std::string(3000, 'n')));
+    draft.save(dir / "draft.atrium");
+    ASSERT_NO_THROW(ContentPackage::open(dir / "draft.atrium"));
+    declareSize(dir / "draft.atrium", "media/notes.txt", 1000); // it holds 3000
+    const std::string longer = errorOf([&] { ContentPackage::open(dir / "draft.atrium"); }, PackageError::Kind::BadFile);
+    EXPECT_NE(longer.find("entry 'media/notes.txt'"), std::string::npos) << longer;
+
+    // A name that is a file and a folder at once: refused as an edit, and in a file.
+    ContentPackage twice = sampleDraft();
+    ASSERT_TRUE(twice.addFileBytes("media/a", "file"));
+    const EditResult inside = twice.addFileBytes("media/a/b", "inside it");
+    EXPECT_FALSE(inside);
+    EXPECT_NE(inside.error().find("'media/a' is a file"), std::string::npos) << inside.error();
+    EXPECT_FALSE(twice.addFileBytes("media", "a file where a folder is"));
+    twice.save(dir / "twice.atrium");
+    putEntry(dir / "twice.atrium", "media/a/b", "inside it");
+    const std::string both = errorOf([&] { ContentPackage::open(dir / "twice.atrium"); }, PackageError::Kind::BadFile);
+    EXPECT_NE(both.find("entry 'media/a/b': lies in 'media/a', which is a file"), std::string::npos) << both;
 }
