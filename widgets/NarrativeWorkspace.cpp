@@ -4,6 +4,7 @@
 #include "widgets/NarrativeBar.h"
 #include "widgets/NarrativeDialogs.h"
 #include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativeHome.h"
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeVideoExport.h"
 #include "widgets/OverlayLayer.h"
@@ -44,6 +45,15 @@ constexpr int kMaxRecent = 8;
 
 QIcon icon(const char* name) { return QIcon(QString(":/atrium/icons/%1.svg").arg(name)); }
 
+/// A file in a lecture's scratch folder (widgets/LectureScratch.h), or in the temporary
+/// folders older versions unpacked lectures to: gone once the lecture closes.
+bool isScratchPath(const QString& path) {
+    const QString file = QFileInfo(path).absoluteFilePath();
+    for (const QString& tmp : {QDir::tempPath(), QDir(QDir::tempPath()).canonicalPath()})
+        if (!tmp.isEmpty() && QDir(tmp).relativeFilePath(file).startsWith("atrium-lecture-")) return true;
+    return false;
+}
+
 QString poseKey(const narrative::CameraPose& p) {
     return QString("%1 %2 %3 %4 %5")
         .arg(p.position().x, 0, 'g', 17)
@@ -75,6 +85,7 @@ NarrativeWorkspace::NarrativeWorkspace(QMainWindow* window, SceneView* view, boo
     thumbnails->setInterval(40); // one thumbnail per tick: the window never waits for a batch
     connect(thumbnails, &QTimer::timeout, this, &NarrativeWorkspace::renderNextThumbnail);
     thumbnails->start();
+    mediaChanged();
     refresh();
 }
 
@@ -96,7 +107,8 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     });
     save_ = makeAction(window, "Save narratives", QKeySequence::Save, "Save the narratives to their file");
     connect(save_, &QAction::triggered, this, [this] {
-        if (editor_->filePath().isEmpty()) saveAs_->trigger();
+        if (editor_->home()) saveToHome(); // a lecture's narratives: the lecture is saved
+        else if (editor_->filePath().isEmpty()) saveAs_->trigger();
         else saveFile(editor_->filePath());
     });
     saveAs_ = makeAction(window, "Save narratives as...", QKeySequence::SaveAs, "Save the narratives to another file");
@@ -369,7 +381,9 @@ void NarrativeWorkspace::updateStatus() {
 
 void NarrativeWorkspace::updateTitle() {
     save_->setEnabled(editor_->current() != nullptr || editor_->isModified());
-    QString name = editor_->filePath().isEmpty() ? QString("untitled narratives") : QFileInfo(editor_->filePath()).fileName();
+    QString name = editor_->home()               ? "the narratives of " + editor_->home()->name()
+                   : editor_->filePath().isEmpty() ? QString("untitled narratives")
+                                                   : QFileInfo(editor_->filePath()).fileName();
     toolBar_->setWindowTitle("Narrative bar - " + name + (editor_->isModified() ? " *" : ""));
 }
 
@@ -471,7 +485,6 @@ void NarrativeWorkspace::setEditingOverlays(bool on) {
         editOverlays_->setChecked(true);
     }
     overlays_->edit(QString("edit/%1/%2").arg(editor_->currentIndex()).arg(node), n->nodes[std::size_t(node)].overlays);
-    overlays_->painter().setMediaFolder(editor_->mediaFolder());
     overlays_->setFocus();
     refresh();
 }
@@ -485,6 +498,15 @@ void NarrativeWorkspace::setOverlays(const std::vector<OverlayItem>& items, cons
 }
 
 std::string NarrativeWorkspace::chooseMedia(const QString& caption, const QString& filter) {
+    if (NarrativeHome* home = editor_->home()) {
+        // A lecture's narratives: the file goes into the lecture.
+        const QString chosen = QFileDialog::getOpenFileName(dialogParent(), caption, QString(), filter);
+        if (chosen.isEmpty()) return {};
+        QString error;
+        const std::string media = home->addMedia(chosen, &error);
+        if (media.empty()) QMessageBox::warning(dialogParent(), caption, error);
+        return media;
+    }
     if (editor_->filePath().isEmpty()) {
         QMessageBox::information(dialogParent(), caption,
                                  "Save the narratives first: media files are kept beside them, in their media/ folder.");
@@ -621,7 +643,7 @@ bool NarrativeWorkspace::openFile(const QString& path, QString* error) {
         playback_->stop();
         setEditingOverlays(false);
         editor_->open(path);
-        overlays_->painter().setMediaFolder(editor_->mediaFolder());
+        mediaChanged();
         thumbnails_.clear();
         pendingThumbnails_.clear();
         rememberRecent(editor_->filePath());
@@ -637,7 +659,7 @@ bool NarrativeWorkspace::openFile(const QString& path, QString* error) {
 bool NarrativeWorkspace::saveFile(const QString& path, QString* error) {
     try {
         editor_->save(path);
-        overlays_->painter().setMediaFolder(editor_->mediaFolder());
+        mediaChanged();
         rememberRecent(editor_->filePath());
         window_->statusBar()->showMessage("Saved " + path, 5000);
         return true;
@@ -646,6 +668,52 @@ bool NarrativeWorkspace::saveFile(const QString& path, QString* error) {
         else if (interactive_) QMessageBox::warning(dialogParent(), "Save narratives", QString::fromStdString(e.what()));
         return false;
     }
+}
+
+void NarrativeWorkspace::openInHome(narrative::NarrativeDocument document, std::shared_ptr<NarrativeHome> home,
+                                    const QString& locked) {
+    playback_->stop();
+    setEditingOverlays(false);
+    const QString path = home->path(), name = home->name();
+    editor_->openInHome(std::move(document), std::move(home));
+    mediaChanged();
+    thumbnails_.clear();
+    pendingThumbnails_.clear();
+    setEditRefusal(locked);
+    rememberRecent(path);
+    window_->statusBar()->showMessage("Opened the narratives of " + name, 5000);
+}
+
+void NarrativeWorkspace::closeDocument() {
+    playback_->stop();
+    setEditingOverlays(false);
+    editor_->newDocument();
+    mediaChanged();
+    thumbnails_.clear();
+    pendingThumbnails_.clear();
+    setEditRefusal({});
+}
+
+bool NarrativeWorkspace::saveToHome(QString* error) {
+    NarrativeHome* home = editor_->home();
+    if (!home) return false;
+    const QString name = home->name(), path = home->path();
+    QString why;
+    if (editor_->saveToHome(&why)) {
+        rememberRecent(editor_->home() ? editor_->home()->path() : path);
+        window_->statusBar()->showMessage("Saved the narratives in " + (editor_->home() ? editor_->home()->name() : name), 5000);
+        return true;
+    }
+    if (error) *error = why;
+    else if (!why.isEmpty()) {
+        window_->statusBar()->showMessage(why);
+        if (interactive_) QMessageBox::warning(dialogParent(), "Save narratives", why);
+    }
+    return false;
+}
+
+void NarrativeWorkspace::mediaChanged() {
+    overlays_->painter().setMediaSource([this](const std::string& media) { return editor_->mediaFile(media); });
 }
 
 bool NarrativeWorkspace::maybeSave() {
@@ -659,7 +727,7 @@ bool NarrativeWorkspace::maybeSave() {
 }
 
 void NarrativeWorkspace::rememberRecent(const QString& path) {
-    if (!persist_) return;
+    if (!persist_ || isScratchPath(path)) return;
     QSettings settings;
     QStringList recent = settings.value("narratives/recent").toStringList();
     recent.removeAll(path);
@@ -672,12 +740,28 @@ void NarrativeWorkspace::rememberRecent(const QString& path) {
 void NarrativeWorkspace::fillRecentMenu() {
     if (!recent_) return;
     recent_->clear();
-    const QStringList recent = persist_ ? QSettings().value("narratives/recent").toStringList() : QStringList();
+    QStringList recent = recentFiles();
     for (const QString& path : recent)
         recent_->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (maybeSave()) openFile(path);
+            if (!maybeSave()) return;
+            // A lecture's narratives open with the lecture.
+            if (path.endsWith(".atrium", Qt::CaseInsensitive)) Q_EMIT lectureRequested(path);
+            else openFile(path);
         })->setToolTip(path);
     recent_->setEnabled(!recent.isEmpty());
+}
+
+QStringList NarrativeWorkspace::recentFiles() const {
+    if (!persist_) return {};
+    QSettings settings;
+    const QStringList stored = settings.value("narratives/recent").toStringList();
+    QStringList kept;
+    // Never a file of a temporary folder (older versions listed a lecture's unpacked
+    // narratives, gone once it closed), nor one that is no longer there.
+    for (const QString& path : stored)
+        if (!isScratchPath(path) && QFileInfo::exists(path)) kept << path;
+    if (kept != stored) settings.setValue("narratives/recent", kept);
+    return kept;
 }
 
 void NarrativeWorkspace::exportVideo() {
