@@ -33,6 +33,7 @@ fs::path& folder() {
     return f;
 }
 int ownerFd = -1;
+pid_t ownerPid = 0; ///< the process that made the folder (a forked child inherits the memory, not the folder)
 std::atomic<unsigned> folders{0};
 
 /// The process id in "atrium-lecture-<pid>-XXXXXX", or 0 for another name (older builds
@@ -110,6 +111,7 @@ fs::path processFolder() {
                                    std::error_code(error, std::generic_category()));
     }
     folder() = made;
+    ownerPid = ::getpid();
     static const bool registered = [] { return std::atexit(removeProcessFolder) == 0; }();
     (void)registered;
     return made;
@@ -123,7 +125,7 @@ fs::path newFolder(const char* prefix) {
 
 void removeProcessFolder() {
     std::lock_guard guard(lock());
-    if (folder().empty()) return;
+    if (folder().empty() || ::getpid() != ownerPid) return; // never from a forked child
     std::error_code ignored;
     fs::remove_all(folder(), ignored);
     if (ownerFd >= 0) ::close(ownerFd);

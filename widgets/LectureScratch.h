@@ -30,7 +30,8 @@ std::filesystem::path newFolder(const char* prefix);
 /// many it removed; never throws.
 std::size_t removeStale();
 
-/// Removes this process's folder now (also done at exit). Safe to call more than once.
+/// Removes this process's folder now (also done at exit). Safe to call more than once;
+/// a forked child that exits leaves its parent's folder alone.
 void removeProcessFolder();
 
 } // namespace atrium::widgets::scratch

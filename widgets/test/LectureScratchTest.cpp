@@ -112,6 +112,11 @@ TEST(LectureScratch, OneFolderPerProcessPrivateAndLocked) {
     }
     ::waitpid(sweeper, nullptr, 0);
     EXPECT_TRUE(fs::exists(a));
+    // A forked child that ends through exit() (its atexit handlers run) leaves it too.
+    const pid_t child = ::fork();
+    if (child == 0) std::exit(0);
+    ::waitpid(child, nullptr, 0);
+    EXPECT_TRUE(fs::exists(a));
     scratch::removeProcessFolder();
     EXPECT_FALSE(fs::exists(a.parent_path()));
 }
