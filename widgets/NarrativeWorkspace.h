@@ -4,7 +4,9 @@
 // view and its editor, the narrative bar along the bottom, the Narrative menu and the
 // narrative entries of the File menu (new, open, save, save as, recent files), and
 // exporting a narrative to a video. The window hands in how to apply and read a node's
-// view state, and asks maybeSave() before it closes.
+// view state, and asks maybeSave() before it closes. A document is a narratives file
+// or lives in a lecture (NarrativeHome): NarrativeWorkspaceFiles.cpp holds opening,
+// saving and the recent files.
 
 #include "narrative/Narrative.h"
 #include "narrative/NarrativeDocument.h"
