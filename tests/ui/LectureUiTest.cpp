@@ -737,6 +737,47 @@ TEST(LectureUi, SavingWithoutTheAuthorsKeyAsksWhereAndKeepsTheSignedLecture) {
     EXPECT_EQ(w->lectureUi()->lecture()->path(), edited) << "the window now shows the saved copy";
 }
 
+TEST(LectureUi, APictureTheAuthorAddsToALecturesNarrativeGoesIntoTheLecture) {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("left-heart.atrium");
+    ASSERT_TRUE(QFile::copy(kLecture, copy));
+    QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
+    const QString picture = dir.filePath("echo.png");
+    {
+        QImage image(64, 48, QImage::Format_RGB32);
+        image.fill(QColor(200, 40, 40));
+        ASSERT_TRUE(image.save(picture));
+    }
+    auto w = openLecture(copy);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60));
+    QString error;
+    ASSERT_TRUE(ui->unlock("atrium-demo", &error)) << error.toStdString();
+
+    // The picture chosen for an overlay is taken into the lecture, under media/.
+    widgets::NarrativeEditor* editor = w->narratives()->editor();
+    ASSERT_NE(editor->home(), nullptr);
+    const std::string media = editor->home()->addMedia(picture, &error);
+    ASSERT_EQ(media, "media/echo.png") << error.toStdString();
+    narrative::Node node = editor->document().narratives.at(0).nodes.at(0);
+    narrative::OverlayItem item;
+    item.kind = narrative::OverlayKind::Image;
+    item.media = media;
+    item.rect = {0.6, 0.1, 0.3, 0.3};
+    node.overlays.push_back(item);
+    editor->setNode(0, node, "Add overlay");
+    // It shows from the lecture, before any save.
+    EXPECT_FALSE(w->narratives()->overlays()->painter().image(media).isNull());
+
+    ASSERT_TRUE(w->narratives()->saveToHome(&error)) << error.toStdString();
+    EXPECT_FALSE(editor->isModified());
+    const auto saved = package::ContentPackage::open(copy.toStdString());
+    EXPECT_TRUE(saved.hasFile("media/echo.png"));
+    const auto document = narrative::parseNarrativeDocument(saved.narrativesDocument(), "narratives.json");
+    EXPECT_EQ(document.narratives.at(0).nodes.at(0).overlays.back().media, "media/echo.png");
+    EXPECT_EQ(saved.signer(), saved.lockOwner()) << "signed again by its author";
+}
+
 TEST(LectureUi, ALecturesNarrativesComeFromItsPackageAndRecentListsTheLecture) {
     // A private temporary folder, holding what an older version listed among the recent
     // narratives: a lecture's narratives unpacked there.
