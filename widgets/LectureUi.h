@@ -83,7 +83,8 @@ public:
     /// signed by its author when present. An empty `path` means the lecture's own file -
     /// unless saving there would drop its author's signature (signed, edited, and its
     /// author not present): then the author is asked for another file (headless: an
-    /// error). False when not saved: `error` says why, empty when the author cancelled.
+    /// error). False when not saved: `error` (required) says why, empty when the author
+    /// cancelled.
     bool saveLecture(Lecture& lecture, const narrative::NarrativeDocument* narratives, QString path, QString* error);
     Lecture* lecture() const { return lecture_.get(); }
     /// "Atrium - TITLE" while a lecture is open (after the window named its heart).

@@ -641,6 +641,18 @@ QByteArray bytesOf(const QString& path) {
     return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
 }
 
+/// The sample lecture as its author would leave it for others to adapt: signed, not
+/// locked, its narratives open to edits.
+void writeSignedUnlockedCopy(const QString& path) {
+    auto p = package::ContentPackage::open(kLecture.toStdString());
+    ASSERT_TRUE(p.unlock("atrium-demo"));
+    narrative::Restrictions r = p.manifest().restrictions;
+    r.narrativesLocked = false;
+    ASSERT_TRUE(p.setRestrictions(r));
+    ASSERT_TRUE(p.removeLock());
+    p.save(path.toStdString());
+}
+
 /// The files in `dir`, hidden ones included (a temporary beside a package is hidden).
 QStringList filesIn(const QString& dir) { return QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System); }
 
@@ -694,15 +706,7 @@ TEST(LectureUi, SavingWithoutTheAuthorsKeyAsksWhereAndKeepsTheSignedLecture) {
     // it, but only the author can sign it again.
     QTemporaryDir dir;
     const QString signedCopy = dir.filePath("open-lecture.atrium"), edited = dir.filePath("my-version.atrium");
-    {
-        auto p = package::ContentPackage::open(kLecture.toStdString());
-        ASSERT_TRUE(p.unlock("atrium-demo"));
-        narrative::Restrictions r = p.manifest().restrictions;
-        r.narrativesLocked = false;
-        ASSERT_TRUE(p.setRestrictions(r));
-        ASSERT_TRUE(p.removeLock());
-        p.save(signedCopy.toStdString());
-    }
+    writeSignedUnlockedCopy(signedCopy);
     const QByteArray signedBytes = bytesOf(signedCopy);
     const auto author = package::ContentPackage::open(signedCopy.toStdString());
     ASSERT_TRUE(author.signer());
@@ -735,6 +739,24 @@ TEST(LectureUi, SavingWithoutTheAuthorsKeyAsksWhereAndKeepsTheSignedLecture) {
     EXPECT_EQ(firstNarrativeNodes(mine), before + 1);
     EXPECT_EQ(mine.signatureState(), package::SignatureState::Unsigned);
     EXPECT_EQ(w->lectureUi()->lecture()->path(), edited) << "the window now shows the saved copy";
+}
+
+TEST(LectureUi, HeadlessASignedLectureIsNotWrittenOverWithoutItsAuthor) {
+    QTemporaryDir dir;
+    const QString signedCopy = dir.filePath("open-lecture.atrium");
+    writeSignedUnlockedCopy(signedCopy);
+    const QByteArray signedBytes = bytesOf(signedCopy);
+    auto w = openLecture(signedCopy); // headless: nothing can ask where
+    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
+    widgets::NarrativeWorkspace* tour = w->narratives();
+    tour->addNodeFromView();
+    QString error;
+    EXPECT_FALSE(tour->saveToHome(&error));
+    EXPECT_TRUE(error.contains("signed by its author")) << error.toStdString();
+    EXPECT_TRUE(error.contains("Save lecture as")) << error.toStdString();
+    EXPECT_TRUE(tour->editor()->isModified()) << "the edit is kept for another try";
+    EXPECT_EQ(bytesOf(signedCopy), signedBytes);
+    EXPECT_EQ(filesIn(dir.path()), QStringList{"open-lecture.atrium"});
 }
 
 TEST(LectureUi, APictureTheAuthorAddsToALecturesNarrativeGoesIntoTheLecture) {
