@@ -76,8 +76,18 @@ heart::HeartSource Lecture::heartSource() {
     for (std::size_t i = 0; i < h.entries.size(); ++i) {
         const QString source = mediaPath(h.entries[i]);
         const QString name = QString("phase_%1.%2").arg(i, 3, 10, QChar('0')).arg(QFileInfo(source).suffix());
-        QFile::remove(QDir(folder).filePath(name));
-        QFile::copy(source, QDir(folder).filePath(name));
+        const std::filesystem::path from = source.toStdString(), to = QDir(folder).filePath(name).toStdString();
+        // A link, not a copy: a large series is on disk once.
+        std::error_code ec;
+        std::filesystem::remove(to, ec);
+        std::filesystem::create_hard_link(from, to, ec);
+        if (ec) {
+            ec.clear();
+            std::filesystem::copy_file(from, to, ec);
+        }
+        if (ec)
+            throw package::PackageError(package::PackageError::Kind::Io,
+                                        to.string() + ": cannot place the heart's phase " + h.entries[i] + ": " + ec.message());
     }
     const double cycle = h.cycleSeconds.value_or(0.8);
     if (h.source == package::HeartSpec::Source::Meshes) return heart::HeartSource::fromMeshes(folder.toStdString(), cycle);
