@@ -1,5 +1,7 @@
 #include "narrative/AtomicFile.h"
 
+#include "sim/io/AtomicFile.h"
+
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
@@ -28,9 +30,13 @@ void syncFolder(const std::filesystem::path& folder) {
 std::filesystem::path createTemporaryBeside(const std::filesystem::path& file, mode_t mode) {
     static thread_local std::mt19937_64 rng{std::random_device{}()};
     const auto folder = file.has_parent_path() ? file.parent_path() : std::filesystem::path(".");
+    // What a save of this file that was killed before its rename left behind.
+    io::removeStaleTemporariesOf(file);
     for (int attempt = 0; attempt < 100; ++attempt) {
-        char suffix[16];
-        std::snprintf(suffix, sizeof suffix, "%012llx", static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
+        // The process id lets a later save tell a dead writer's temporary from a live one's.
+        char suffix[40];
+        std::snprintf(suffix, sizeof suffix, "%ld-%012llx", static_cast<long>(::getpid()),
+                      static_cast<unsigned long long>(rng() & 0xffffffffffffULL));
         std::string name = ".";
         name += file.filename().string();
         name += ".tmp-";

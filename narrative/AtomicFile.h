@@ -32,8 +32,9 @@ private:
 /// Writes `bytes` to `file` atomically with permissions `mode` (e.g. 0600 for keys).
 void writeFileAtomically(const std::filesystem::path& file, std::string_view bytes, mode_t mode = 0644);
 
-/// A temporary file name beside `file` ("dir/.name.tmp-XXXXXX"), created empty with
-/// O_EXCL so that no other process or link owns it.
+/// A temporary file name beside `file` ("dir/.name.tmp-<pid>-<hex>"), created empty with
+/// O_EXCL so that no other process or link owns it. The stale temporaries of `file`
+/// (a killed save's: io::removeStaleTemporariesOf) are removed first.
 std::filesystem::path createTemporaryBeside(const std::filesystem::path& file, mode_t mode = 0644);
 
 /// fsync()s `file`, renames it to `target` and fsync()s target's folder. Removes

@@ -1,6 +1,7 @@
 #include "widgets/Lecture.h"
 
 #include "narrative/package/PackageError.h"
+#include "widgets/LectureScratch.h"
 
 #include <QDir>
 #include <QFileInfo>
@@ -9,12 +10,25 @@
 
 namespace atrium::widgets {
 
-Lecture::Lecture(package::ContentPackage package, const QString& path)
-    : package_(std::move(package)), path_(path), media_(QDir::tempPath() + "/atrium-lecture-XXXXXX") {
-    if (!media_.isValid())
-        throw package::PackageError(package::PackageError::Kind::Io, "cannot create a folder for the lecture's media in " +
-                                                                         QDir::tempPath().toStdString());
+Lecture::Lecture(package::ContentPackage package, const QString& path) : package_(std::move(package)), path_(path) {
     resourcesChanged();
+}
+
+Lecture::~Lecture() {
+    if (files_.empty()) return;
+    std::error_code ignored;
+    std::filesystem::remove_all(files_, ignored);
+}
+
+std::filesystem::path Lecture::folder() {
+    if (files_.empty()) {
+        try {
+            files_ = scratch::newFolder("lecture-");
+        } catch (const std::exception& e) {
+            throw package::PackageError(package::PackageError::Kind::Io, std::string("cannot extract the lecture's files: ") + e.what());
+        }
+    }
+    return files_;
 }
 
 std::unique_ptr<Lecture> Lecture::open(const QString& path, const package::ProgressCallback& progress) {
@@ -35,13 +49,21 @@ std::unique_ptr<Lecture> Lecture::open(const QString& path, const package::Progr
 }
 
 QString Lecture::mediaPath(const std::string& entry) {
-    const QString target = QDir(media_.path()).filePath(QString::fromStdString(entry));
-    if (!QFileInfo::exists(target)) package_.extractFile(entry, media_.path().toStdString());
+    const std::filesystem::path dir = folder();
+    const QString target = QDir(QString::fromStdString(dir.string())).filePath(QString::fromStdString(entry));
+    // Extraction writes atomically: a file that exists is whole.
+    if (!QFileInfo::exists(target)) package_.extractFile(entry, dir);
     return target;
 }
 
-void Lecture::extractAll() {
-    for (const auto& f : manifest().files) mediaPath(f.entry);
+QByteArray Lecture::readMedia(const std::string& entry) const {
+    const std::string bytes = package_.readFile(entry, package::PackageLimits{}.maxEntrySize);
+    return QByteArray(bytes.data(), qsizetype(bytes.size()));
+}
+
+void Lecture::save(const QString& path) {
+    package_.save(path.toStdString());
+    path_ = path;
 }
 
 heart::HeartSource Lecture::heartSource() {
@@ -49,13 +71,23 @@ heart::HeartSource Lecture::heartSource() {
     if (h.source == package::HeartSpec::Source::Phantom) return heart::HeartSource::fromPreset(h.preset);
     // A series: its entries, extracted in order, named so that their folder sorts as the
     // manifest lists them.
-    const QString folder = QDir(media_.path()).filePath("heart-series");
+    const QString folder = QDir(QString::fromStdString(this->folder().string())).filePath("heart-series");
     QDir().mkpath(folder);
     for (std::size_t i = 0; i < h.entries.size(); ++i) {
         const QString source = mediaPath(h.entries[i]);
         const QString name = QString("phase_%1.%2").arg(i, 3, 10, QChar('0')).arg(QFileInfo(source).suffix());
-        QFile::remove(QDir(folder).filePath(name));
-        QFile::copy(source, QDir(folder).filePath(name));
+        const std::filesystem::path from = source.toStdString(), to = QDir(folder).filePath(name).toStdString();
+        // A link, not a copy: a large series is on disk once.
+        std::error_code ec;
+        std::filesystem::remove(to, ec);
+        std::filesystem::create_hard_link(from, to, ec);
+        if (ec) {
+            ec.clear();
+            std::filesystem::copy_file(from, to, ec);
+        }
+        if (ec)
+            throw package::PackageError(package::PackageError::Kind::Io,
+                                        to.string() + ": cannot place the heart's phase " + h.entries[i] + ": " + ec.message());
     }
     const double cycle = h.cycleSeconds.value_or(0.8);
     if (h.source == package::HeartSpec::Source::Meshes) return heart::HeartSource::fromMeshes(folder.toStdString(), cycle);

@@ -1,17 +1,22 @@
 #pragma once
 // An open content package in the viewer: the package (the document every edit goes
-// through, package::ContentPackage), a private folder its media are extracted to on
-// demand (Qt Multimedia and the image readers want files), and the embedded resources'
-// activation against the camera (narrative::ResourceActivation, Poyart 2016 5.5).
-// The viewer joins the package's heart to sim/heart here.
+// through, package::ContentPackage), read in memory wherever bytes will do (manifest,
+// narratives, branding, baked flow); a file goes to disk only when a reader wants a path
+// (Qt Multimedia, a heart series), extracted on demand into the lecture's own part of the
+// process's scratch folder (widgets/LectureScratch.h), which goes when the lecture
+// closes and when the process exits. Also the embedded resources' activation against the
+// camera (narrative::ResourceActivation, Poyart 2016 5.5). The viewer joins the
+// package's heart to sim/heart here.
 
 #include "narrative/ResourceActivation.h"
 #include "narrative/package/ContentPackage.h"
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
 
+#include <QByteArray>
 #include <QString>
-#include <QTemporaryDir>
+
+#include <filesystem>
 
 #include <memory>
 #include <optional>
@@ -29,15 +34,20 @@ public:
     const package::ContentPackage& package() const { return package_; }
     const package::Manifest& manifest() const { return package_.manifest(); }
     QString path() const { return path_; }
+    ~Lecture();
+    Lecture(const Lecture&) = delete;
+    Lecture& operator=(const Lecture&) = delete;
     QString title() const { return QString::fromStdString(manifest().title); }
 
-    /// The package's file `entry` on disk, extracted once into the lecture's private
-    /// folder (never outside it). Throws package::PackageError.
+    /// The package's file `entry` on disk, extracted on first use into the lecture's
+    /// private folder (never outside it). Throws package::PackageError.
     QString mediaPath(const std::string& entry);
-    /// The folder the files are extracted to (the narratives' media resolve against it).
-    QString folder() const { return media_.path(); }
-    /// Extracts every file (e.g. before handing the narratives document to its reader).
-    void extractAll();
+    /// The bytes of the package's file `entry`, read in memory (bounded by the package's
+    /// limits). Throws package::PackageError.
+    QByteArray readMedia(const std::string& entry) const;
+    /// Writes the package to `path` atomically (signed again when its author is present)
+    /// and makes `path` the lecture's file. Throws package::PackageError.
+    void save(const QString& path);
 
     /// The heart the package shows, its series extracted when it carries one.
     heart::HeartSource heartSource();
@@ -65,7 +75,8 @@ private:
 
     package::ContentPackage package_;
     QString path_;
-    QTemporaryDir media_;
+    std::filesystem::path files_; ///< where extracted files go; made on first use
+    std::filesystem::path folder();
     narrative::ResourceActivation activation_;
     std::shared_ptr<const heart::BakedBeat> flow_;
     QString flowError_;

@@ -6,6 +6,9 @@
 #include "narrative/package/TrustStore.h"
 #include "widgets/BrandingBar.h"
 #include "widgets/Lecture.h"
+#include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativeHome.h"
+#include "widgets/NarrativeWorkspace.h"
 #include "widgets/ResourceBar.h"
 #include "widgets/ResourceEditor.h"
 #include "widgets/ResourceViewer.h"
@@ -14,6 +17,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QBuffer>
 #include <QDesktopServices>
 #include <QDragEnterEvent>
 #include <QDropEvent>
@@ -29,6 +33,7 @@
 #include <QMessageBox>
 #include <QMimeData>
 #include <QProgressDialog>
+#include <QSaveFile>
 #include <QSettings>
 #include <QStatusBar>
 #include <QUndoStack>
@@ -45,6 +50,62 @@ struct LectureUi::Flight {
     narrative::CameraPose from, to;
     QElapsedTimer clock;
     double seconds = 1.5;
+};
+
+/// The lecture's narratives in the workspace live in the lecture: their media come
+/// out of its package, media the author adds go into it, and Save saves the lecture.
+/// It holds the lecture weakly: once the lecture is closed, it saves nothing.
+class LectureUi::Home final : public NarrativeHome {
+public:
+    Home(LectureUi* ui, const std::shared_ptr<Lecture>& lecture) : ui_(ui), lecture_(lecture) {}
+
+    QString name() const override {
+        const auto l = lecture_.lock();
+        return l ? QFileInfo(l->path()).fileName() : QString("a closed lecture");
+    }
+    QString path() const override {
+        const auto l = lecture_.lock();
+        return l ? QFileInfo(l->path()).absoluteFilePath() : QString();
+    }
+    QString mediaFile(const std::string& media) override {
+        const auto l = lecture_.lock();
+        if (!l) return {};
+        try {
+            return l->mediaPath(media);
+        } catch (const std::exception&) {
+            return {};
+        }
+    }
+    std::string addMedia(const QString& file, QString* error) override {
+        const auto l = lecture_.lock();
+        if (!l) {
+            *error = "The lecture these narratives belong to is closed";
+            return {};
+        }
+        // media/NAME, or NAME-2, NAME-3... when another file has the name.
+        const QFileInfo info(file);
+        std::string entry = "media/" + info.fileName().toStdString();
+        for (int k = 2; l->package().hasFile(entry); ++k)
+            entry = "media/" + QString("%1-%2.%3").arg(info.completeBaseName()).arg(k).arg(info.suffix()).toStdString();
+        if (const auto r = l->package().addFile(entry, file.toStdString()); !r) {
+            *error = QString::fromStdString(r.error());
+            return {};
+        }
+        return entry;
+    }
+    bool save(const narrative::NarrativeDocument& document, QString* error) override {
+        const auto l = lecture_.lock();
+        if (!l || !ui_) {
+            *error = "The lecture these narratives came from is closed: save them as a file (File > Save narratives as)";
+            return false;
+        }
+        return ui_->saveLecture(*l, &document, {}, error);
+    }
+    bool holds(const Lecture* lecture) const { return lecture_.lock().get() == lecture; }
+
+private:
+    QPointer<LectureUi> ui_;
+    std::weak_ptr<Lecture> lecture_;
 };
 
 namespace {
@@ -139,6 +200,7 @@ void LectureUi::addFileActions(QMenu* file) {
 
 void LectureUi::open(const QString& path) {
     if (opening_) return message("A lecture is opening: wait for it or cancel it first");
+    if (!mayLeave()) return; // the open lecture's unsaved edits: the author may cancel
     opening_ = true;
     auto* dialog = new QProgressDialog("Verifying " + QFileInfo(path).fileName() + "...", "Cancel", 0, 1000, window_);
     dialog->setWindowModality(Qt::WindowModal);
@@ -227,7 +289,11 @@ void LectureUi::adopt(std::shared_ptr<Lecture> lecture) {
     QImage logo;
     if (!m.branding.image.empty()) {
         try {
-            QImageReader reader(lecture_->mediaPath(m.branding.image));
+            // Read in memory: nothing of the lecture goes to disk that need not.
+            QByteArray bytes = lecture_->readMedia(m.branding.image);
+            QBuffer buffer(&bytes);
+            buffer.open(QIODevice::ReadOnly);
+            QImageReader reader(&buffer, QFileInfo(QString::fromStdString(m.branding.image)).suffix().toLower().toLatin1());
             if (reader.size().isValid()) reader.setScaledSize(reader.size().scaled(400, 56, Qt::KeepAspectRatio));
             logo = reader.read();
         } catch (const std::exception&) {
@@ -238,10 +304,7 @@ void LectureUi::adopt(std::shared_ptr<Lecture> lecture) {
     if (hooks_.useFlow) hooks_.useFlow(lecture_->flow(), lecture_->flowError());
     try {
         if (hooks_.loadHeart) hooks_.loadHeart(lecture_->heartSource());
-        if (!m.narratives.empty() && hooks_.openNarratives) {
-            lecture_->extractAll();
-            hooks_.openNarratives(lecture_->mediaPath(m.narratives), refusal(Operation::EditNarratives).value_or(QString()));
-        }
+        if (!m.narratives.empty()) handNarratives(refusal(Operation::EditNarratives).value_or(QString()));
     } catch (const std::exception& e) {
         message(QString("The lecture's heart or narratives could not be read: ") + e.what(), true);
     }
@@ -252,8 +315,100 @@ void LectureUi::adopt(std::shared_ptr<Lecture> lecture) {
     Q_EMIT lectureChanged(lecture_->title());
 }
 
-void LectureUi::close() {
-    if (!lecture_) return;
+void LectureUi::handNarratives(const QString& locked) {
+    if (!narratives_ || !lecture_) return;
+    // From the package in memory (its signed bytes), never through a file on disk.
+    narrative::NarrativeDocument document =
+        narrative::parseNarrativeDocument(lecture_->package().narrativesDocument(), lecture_->manifest().narratives);
+    auto home = std::make_shared<Home>(this, lecture_);
+    home_ = home;
+    narratives_->openInHome(std::move(document), std::move(home), locked);
+}
+
+const narrative::NarrativeDocument* LectureUi::narrativesInLecture() const {
+    const auto home = home_.lock();
+    if (!narratives_ || !home || !lecture_ || !home->holds(lecture_.get()) || narratives_->editor()->home() != home.get())
+        return nullptr;
+    return &narratives_->editor()->document();
+}
+
+bool LectureUi::mayLeave() {
+    if (narrativesInLecture() && !narratives_->maybeSave()) return false;
+    return maybeSave();
+}
+
+bool LectureUi::maybeSave() {
+    if (!lecture_ || !lecture_->package().modified() || !interactive_) return true;
+    const auto answer = QMessageBox::warning(window_, "Lecture", "The lecture " + lecture_->title() + " has unsaved edits. Save it?",
+                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
+    if (answer == QMessageBox::Cancel) return false;
+    if (answer == QMessageBox::Discard) return true;
+    // Its narratives as stored in it: edits of them that the author discarded stay out.
+    QString error;
+    if (saveLecture(*lecture_, nullptr, {}, &error)) return true;
+    if (!error.isEmpty()) message(error, true);
+    return false;
+}
+
+bool LectureUi::saveLecture(Lecture& lecture, const narrative::NarrativeDocument* narratives, QString path, QString* error) {
+    package::ContentPackage& p = lecture.package();
+    try {
+        if (narratives) {
+            // Compared as documents: the editor writes its own layout.
+            const std::string stored = p.narrativesDocument();
+            bool same = false;
+            if (!stored.empty()) {
+                try {
+                    same = narrative::toJson(narrative::parseNarrativeDocument(stored, lecture.manifest().narratives)) ==
+                           narrative::toJson(*narratives);
+                } catch (const std::exception&) {
+                }
+            }
+            if (!same) {
+                if (const auto r = p.setNarrativesDocument(narrative::toJson(*narratives).dump(2) + "\n"); !r) {
+                    *error = "The narratives were not stored in the lecture: " + QString::fromStdString(r.error());
+                    return false;
+                }
+            }
+        }
+        if (path.isEmpty()) {
+            if (p.signer() && p.modified() && !p.authorPresent()) {
+                // Written over, it would lose its author's signature, which is not ours to give.
+                const QString why = QFileInfo(lecture.path()).fileName() +
+                                    " is signed by its author, and saving it without the author's key would drop the "
+                                    "signature";
+                if (!interactive_) {
+                    *error = why + ": unlock it (Lecture > Unlock for editing) or save it as another file (File > Save "
+                                   "lecture as)";
+                    return false;
+                }
+                const QFileInfo info(lecture.path());
+                path = QFileDialog::getSaveFileName(window_, "Save the edited lecture as another file (unsigned)",
+                                                    info.dir().filePath(info.completeBaseName() + "-edited.atrium"),
+                                                    "Atrium lectures (*.atrium)");
+                if (path.isEmpty()) {
+                    error->clear();
+                    return false;
+                }
+            } else {
+                path = lecture.path();
+            }
+        }
+        lecture.save(path);
+    } catch (const std::exception& e) {
+        *error = "Could not save " + (path.isEmpty() ? lecture.path() : path) + ": " + e.what();
+        return false;
+    }
+    rememberRecent(path);
+    reflectGate();
+    message("Saved " + path + (p.signer() ? " (signed by its author)" : " (unsigned)"));
+    return true;
+}
+
+bool LectureUi::close() {
+    if (!lecture_) return true;
+    if (!mayLeave()) return false;
+    if (narratives_ && narrativesInLecture()) narratives_->closeDocument();
     viewer_->closePanel();
     editor_->setLecture(nullptr);
     lecture_.reset();
@@ -264,6 +419,7 @@ void LectureUi::close() {
     window_->setWindowTitle("Atrium");
     reflectGate();
     Q_EMIT lectureChanged({});
+    return true;
 }
 
 void LectureUi::refreshTitle() {
@@ -395,13 +551,15 @@ void LectureUi::openResource(const QString& id) {
                 message("No browser could open " + QString::fromStdString(r->url), true);
             return;
         case ResourceKind::File: {
-            const QString source = lecture_->mediaPath(r->media);
-            const QString target = interactive_ ? QFileDialog::getSaveFileName(window_, "Save " + QString::fromStdString(r->name),
-                                                                               QFileInfo(source).fileName())
-                                                : QString();
+            const QString name = QFileInfo(QString::fromStdString(r->media)).fileName();
+            const QString target =
+                interactive_ ? QFileDialog::getSaveFileName(window_, "Save " + QString::fromStdString(r->name), name) : QString();
             if (target.isEmpty()) return;
-            QFile::remove(target);
-            if (!QFile::copy(source, target)) message("Could not write " + target, true);
+            // Straight from the package, whole or not at all.
+            QSaveFile out(target);
+            const QByteArray bytes = lecture_->readMedia(r->media);
+            if (!out.open(QIODevice::WriteOnly) || out.write(bytes) != bytes.size() || !out.commit())
+                message("Could not write " + target + ": " + out.errorString(), true);
             else message("Saved " + target);
             return;
         }
@@ -432,8 +590,7 @@ bool LectureUi::unlock(const QString& password, QString* error) {
     const auto r = lecture_->package().unlock(password.toStdString());
     if (!r && error) *error = QString::fromStdString(r.error());
     reflectGate();
-    if (r && hooks_.openNarratives && !lecture_->manifest().narratives.empty())
-        hooks_.openNarratives(lecture_->mediaPath(lecture_->manifest().narratives), {});
+    if (r && narrativesInLecture()) narratives_->setEditRefusal({}); // the author may edit them now
     return r.ok();
 }
 
@@ -451,24 +608,12 @@ void LectureUi::saveAs() {
     if (!lecture_) return;
     const QString path = QFileDialog::getSaveFileName(window_, "Save lecture as", lecture_->path(), "Atrium lectures (*.atrium)");
     if (path.isEmpty()) return;
-    try {
-        if (hooks_.narrativesText && !lecture_->manifest().narratives.empty()) {
-            const std::string text = hooks_.narrativesText(lecture_->mediaPath(lecture_->manifest().narratives));
-            // Compared as documents: the editor writes its own layout.
-            const auto stored = narrative::toJson(narrative::parseNarrativeDocument(lecture_->package().narrativesDocument(),
-                                                                                     lecture_->manifest().narratives))
-                                    .dump(2) + "\n";
-            if (!text.empty() && text != stored) {
-                const auto r = lecture_->package().setNarrativesDocument(text);
-                if (!r) message("The narratives were not stored: " + QString::fromStdString(r.error()), true);
-            }
-        }
-        lecture_->package().save(path.toStdString());
-        rememberRecent(path);
-        message("Saved " + path + (lecture_->package().signer() ? " (signed)" : " (unsigned)"));
-        reflectGate();
-    } catch (const std::exception& e) {
-        message(QString("Could not save: ") + e.what(), true);
+    const narrative::NarrativeDocument* narratives = narrativesInLecture();
+    QString error;
+    if (saveLecture(*lecture_, narratives, path, &error)) {
+        if (narratives) narratives_->editor()->markSaved();
+    } else if (!error.isEmpty()) {
+        message(error, true);
     }
 }
 

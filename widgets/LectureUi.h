@@ -3,11 +3,15 @@
 // recent lectures, drag and drop, `atrium FILE.atrium`) on a worker thread behind a
 // progress dialog, its heart and narratives, the resource bar and the resource viewer,
 // the branding bar with the lock and signature state, unlocking with the author's
-// password, trusting an author, Save Lecture As, and the restriction flags reflected
-// in the window: a control that a flag forbids is disabled and its tooltip says why.
+// password, trusting an author, saving (in place, signed again by its author; or as
+// another file when it is signed and its author is not present), and the restriction
+// flags reflected in the window: a control that a flag forbids is disabled and its
+// tooltip says why. The lecture's narratives go to the narrative workspace in memory,
+// read from the package, and their Save saves the lecture.
 // Every decision is the package's gate (narrative::ContentGate): this class only asks.
 
 #include "narrative/CameraPose.h"
+#include "narrative/NarrativeDocument.h"
 #include "narrative/Restrictions.h"
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
@@ -35,6 +39,7 @@ namespace atrium::widgets {
 
 class BrandingBar;
 class Lecture;
+class NarrativeWorkspace;
 class ResourceBar;
 class ResourceEditor;
 class ResourceViewer;
@@ -48,12 +53,6 @@ public:
         std::function<void(const heart::HeartSource&)> loadHeart;
         QAction* record = nullptr;      ///< video export
         QActionGroup* navigation = nullptr; ///< free-flight modes
-        /// Hands the lecture's narratives document (a file in its extracted folder) to the
-        /// narrative workspace; `locked` says why its editing is refused (empty: allowed).
-        std::function<void(const QString& documentPath, const QString& locked)> openNarratives;
-        /// The narratives document as edited in the window when it is the one at
-        /// `documentPath` (to store on Save Lecture As), else empty.
-        std::function<std::string(const QString& documentPath)> narrativesText;
         /// Hands the lecture's baked flow to the window before its heart loads: the beat,
         /// or null with `error` saying why it cannot be played (both empty: none, or the
         /// lecture closed).
@@ -68,6 +67,9 @@ public:
     /// credentials and output checks (`atrium --key`). A message refuses the lecture.
     using Admission = std::function<std::optional<QString>(package::ContentPackage&)>;
     void setAdmission(Admission admit) { admit_ = std::move(admit); }
+    /// Where a lecture's narratives are shown and edited (read from the package in
+    /// memory; their Save saves the lecture).
+    void setNarratives(NarrativeWorkspace* workspace) { narratives_ = workspace; }
 
     /// Puts Open Lecture, Recent Lectures and Save Lecture As into `file`.
     void addFileActions(QMenu* file);
@@ -80,7 +82,19 @@ public:
     /// Opens at once, on this thread (command line, headless runs, tests). False with
     /// `error` set when the package is bad, tampered or expired.
     bool openNow(const QString& path, QString* error = nullptr);
-    void close();
+    /// Closes the lecture (after asking to save its unsaved edits; false: the author
+    /// cancelled, it stays open).
+    bool close();
+    /// With unsaved edits of the lecture (its resources, or its narratives stored into
+    /// it): asks to save, discard or cancel. False: cancel. Headless: true.
+    bool maybeSave();
+    /// Stores `narratives` (when given) into `lecture` and writes it to `path` atomically,
+    /// signed by its author when present. An empty `path` means the lecture's own file -
+    /// unless saving there would drop its author's signature (signed, edited, and its
+    /// author not present): then the author is asked for another file (headless: an
+    /// error). False when not saved: `error` (required) says why, empty when the author
+    /// cancelled.
+    bool saveLecture(Lecture& lecture, const narrative::NarrativeDocument* narratives, QString path, QString* error);
     Lecture* lecture() const { return lecture_.get(); }
     /// "Atrium - TITLE" while a lecture is open (after the window named its heart).
     void refreshTitle();
@@ -124,6 +138,12 @@ private:
     void onFrame();
     void flyTo(const narrative::CameraPose& target);
     void saveAs();
+    /// Gives the lecture's narratives, read from its package, to the workspace.
+    void handNarratives(const QString& locked);
+    /// The workspace's document when it is this lecture's narratives, else null.
+    const narrative::NarrativeDocument* narrativesInLecture() const;
+    /// Asks about unsaved edits of the lecture's narratives, then of the lecture.
+    bool mayLeave();
     void askUnlock();
     void trustAuthor();
     void showInformation();
@@ -137,7 +157,10 @@ private:
     bool persist_, interactive_;
     Hooks hooks_;
     Admission admit_;
+    NarrativeWorkspace* narratives_ = nullptr;
     std::shared_ptr<Lecture> lecture_;
+    class Home;
+    std::weak_ptr<Home> home_; ///< the home of the lecture's narratives in the workspace
     ResourceBar* bar_;
     ResourceViewer* viewer_;
     BrandingBar* branding_;

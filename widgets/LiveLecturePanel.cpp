@@ -4,8 +4,11 @@
 
 #include <qrencode.h>
 
+#include <QClipboard>
+#include <QGuiApplication>
 #include <QHBoxLayout>
 #include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QPainter>
 #include <QPushButton>
@@ -52,6 +55,28 @@ LiveLecturePanel::LiveLecturePanel(QWidget* parent) : QWidget(parent) {
     urls_ = new QLabel(hostBox_);
     urls_->setWordWrap(true);
     urls_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    // The secret: masked, never in a label that a projector shows.
+    secret_ = new QLineEdit(hostBox_);
+    secret_->setObjectName("lecturerSecret");
+    secret_->setReadOnly(true);
+    secret_->setEchoMode(QLineEdit::Password);
+    secret_->setToolTip("The lecturer secret: with it, another machine can drive this lecture (atrium --join URL --code "
+                        "CODE --secret SECRET). Keep it off the projector.");
+    showSecret_ = new QPushButton("Show", hostBox_);
+    showSecret_->setObjectName("showLecturerSecret");
+    showSecret_->setCheckable(true);
+    showSecret_->setToolTip("Show the lecturer secret in clear (hide the projector first)");
+    connect(showSecret_, &QPushButton::toggled, this, [this](bool shown) {
+        secret_->setEchoMode(shown ? QLineEdit::Normal : QLineEdit::Password);
+        showSecret_->setText(shown ? "Hide" : "Show");
+    });
+    copySecret_ = new QPushButton("Copy", hostBox_);
+    copySecret_->setObjectName("copyLecturerSecret");
+    copySecret_->setToolTip("Copy the lecturer secret to the clipboard without showing it");
+    connect(copySecret_, &QPushButton::clicked, this, [this] {
+        QGuiApplication::clipboard()->setText(secret_->text());
+        status_->setText("The lecturer secret is on the clipboard.");
+    });
     qrLabel_ = new QLabel(hostBox_);
     qrLabel_->setAlignment(Qt::AlignCenter);
     qrLabel_->setToolTip("The first URL with the join code, for phones and tablets");
@@ -69,6 +94,14 @@ LiveLecturePanel::LiveLecturePanel(QWidget* parent) : QWidget(parent) {
     takeBack_->setToolTip("Take the floor back from the presenting student");
     host->addWidget(code_);
     host->addWidget(urls_);
+    auto* secretRow = new QHBoxLayout;
+    auto* secretLabel = new QLabel("Lecturer secret:", hostBox_);
+    secretLabel->setBuddy(secret_);
+    secretRow->addWidget(secretLabel);
+    secretRow->addWidget(secret_, 1);
+    secretRow->addWidget(showSecret_);
+    secretRow->addWidget(copySecret_);
+    host->addLayout(secretRow);
     host->addWidget(qrLabel_);
     host->addWidget(roster_, 1);
     auto* row = new QHBoxLayout;
@@ -101,6 +134,8 @@ void LiveLecturePanel::clear() {
     status_->setText("No live lecture. Live > Start lecture serves the open lecture; Live > Join lecture follows one.");
     roster_->clear();
     code_->clear();
+    secret_->clear();
+    showSecret_->setChecked(false);
     qr_ = {};
 }
 
@@ -113,8 +148,9 @@ void LiveLecturePanel::showHosting(const QString& code, const QStringList& urls,
     for (const QString& u : urls) text += u.toHtmlEscaped() + "<br>";
     if (!fingerprint.isEmpty())
         text += "<small>Encrypted. Certificate fingerprint (SHA-256): " + fingerprint.toHtmlEscaped() + "</small><br>";
-    text += "<small>Lecturer secret (to drive from another machine): " + secret.toHtmlEscaped() + "</small>";
     urls_->setText(text);
+    showSecret_->setChecked(false); // a new lecture's secret starts hidden
+    secret_->setText(secret);
     qr_ = urls.isEmpty() ? QImage() : qrCode(urls.front() + "/?code=" + code, 3);
     qrLabel_->setPixmap(QPixmap::fromImage(qr_));
     status_->setText("Lecturing: students follow your view.");

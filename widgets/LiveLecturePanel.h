@@ -2,7 +2,9 @@
 // The live lecture's dock panel. For the lecturer: the join code in large letters, the
 // URLs and a QR code of the first (libqrencode), who is connected and who follows or
 // explores, and the controls - hold attention, record, hand over the floor and take it
-// back. For a student: where it is connected and whether it follows, explores (F
+// back. The panel is meant to be projected, so the lecturer secret (which lets anyone
+// drive the lecture) stays hidden until asked for: a "Show" toggle, and a copy button
+// that puts it on the clipboard without showing it. For a student: where it is connected and whether it follows, explores (F
 // returns), is held by the lecturer or presents.
 
 #include "session/Protocol.h"
@@ -11,6 +13,7 @@
 #include <QWidget>
 
 class QLabel;
+class QLineEdit;
 class QListWidget;
 class QPushButton;
 class QSlider;
@@ -41,6 +44,11 @@ public:
     QPushButton* floorButton() const { return floor_; }
     QPushButton* takeBackButton() const { return takeBack_; }
     QPushButton* replayPlayButton() const { return replayPlay_; }
+    /// The lecturer secret's field (masked until showSecretButton() is checked), the
+    /// toggle that shows it, and the button that copies it to the clipboard.
+    QLineEdit* secretField() const { return secret_; }
+    QPushButton* showSecretButton() const { return showSecret_; }
+    QPushButton* copySecretButton() const { return copySecret_; }
     QSlider* replaySlider() const { return replaySlider_; }
     /// The member selected in the roster (for the floor), if any.
     std::optional<int> selectedMember() const;
@@ -51,7 +59,8 @@ public:
 private:
     QLabel *code_, *urls_, *qrLabel_, *status_;
     QListWidget* roster_;
-    QPushButton *hold_, *record_, *floor_, *takeBack_, *replayPlay_;
+    QPushButton *hold_, *record_, *floor_, *takeBack_, *replayPlay_, *showSecret_, *copySecret_;
+    QLineEdit* secret_;
     QSlider* replaySlider_;
     QWidget *hostBox_, *replayBox_;
     QImage qr_;

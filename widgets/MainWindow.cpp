@@ -67,18 +67,12 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     buildControlBar();
     buildNarratives();
     lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source, {}, true); }, record_, modes_,
-                        [this](const QString& document, const QString& locked) {
-                            QString error;
-                            if (!narratives_->openFile(document, &error)) statusBar()->showMessage(error);
-                            narratives_->setEditRefusal(locked);
-                        },
-                        [this](const QString& document) -> std::string {
-                            if (narratives_->editor()->filePath() != document) return {};
-                            return narrative::toJson(narratives_->editor()->document()).dump(2) + "\n";
-                        },
                         [this](std::shared_ptr<const heart::BakedBeat> beat, const QString& error) {
                             offerLectureFlow(std::move(beat), error);
                         }});
+    // A lecture's narratives live in it: shown from its package, saved with it.
+    lecture_->setNarratives(narratives_);
+    connect(narratives_, &NarrativeWorkspace::lectureRequested, lecture_, &LectureUi::open);
     connect(this, &MainWindow::heartLoaded, lecture_, &LectureUi::refreshTitle);
     connect(view_, &SceneView::statusMessage, this, [this](const QString& text) { statusBar()->showMessage(text, 10000); });
     connectFlow();
@@ -533,7 +527,9 @@ void MainWindow::writeSettings() const {
 }
 
 void MainWindow::closeEvent(QCloseEvent* e) {
-    if (!narratives_->maybeSave()) { // unsaved narratives: the author may cancel
+    // Unsaved narratives (a lecture's are saved into it), then the lecture's other
+    // edits: the author may cancel.
+    if (!narratives_->maybeSave() || !lecture_->maybeSave()) {
         e->ignore();
         return;
     }

@@ -1,5 +1,7 @@
 #include "widgets/NarrativeEditor.h"
 
+#include "widgets/NarrativeHome.h"
+
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
@@ -66,10 +68,16 @@ const Narrative* NarrativeEditor::current() const {
 
 QString NarrativeEditor::mediaFolder() const { return path_.isEmpty() ? QString() : QFileInfo(path_).absolutePath(); }
 
+QString NarrativeEditor::mediaFile(const std::string& media) const {
+    if (home_) return home_->mediaFile(media);
+    return path_.isEmpty() ? QString() : QDir(mediaFolder()).filePath(QString::fromStdString(media));
+}
+
 bool NarrativeEditor::isModified() const { return !undo_->isClean(); }
 
 void NarrativeEditor::newDocument() {
     path_.clear();
+    home_.reset();
     undo_->clear();
     restoreDocument({}, -1);
     Q_EMIT fileStateChanged();
@@ -78,28 +86,59 @@ void NarrativeEditor::newDocument() {
 void NarrativeEditor::open(const QString& path) {
     NarrativeDocument loaded = narrative::loadNarrativeDocument(path.toStdString()); // throws: nothing changes
     path_ = QFileInfo(path).absoluteFilePath();
+    home_.reset();
     undo_->clear();
     restoreDocument(std::move(loaded), 0);
     Q_EMIT fileStateChanged();
 }
 
+void NarrativeEditor::openInHome(NarrativeDocument document, std::shared_ptr<NarrativeHome> home) {
+    path_.clear();
+    home_ = std::move(home);
+    undo_->clear();
+    restoreDocument(std::move(document), 0);
+    Q_EMIT fileStateChanged();
+}
+
+bool NarrativeEditor::saveToHome(QString* error) {
+    if (!home_) {
+        if (error) *error = "These narratives belong to no lecture";
+        return false;
+    }
+    QString why;
+    if (!home_->save(document_, &why)) {
+        if (error) *error = why;
+        return false;
+    }
+    markSaved();
+    return true;
+}
+
+void NarrativeEditor::markSaved() {
+    undo_->setClean();
+    Q_EMIT fileStateChanged();
+}
+
 void NarrativeEditor::save(const QString& path) {
     // Saved into another folder: the media go along, so that the file opens there.
+    // From a home (a lecture), they come out of it.
     const QString from = mediaFolder(), to = QFileInfo(path).absolutePath();
-    if (!from.isEmpty() && QDir(from) != QDir(to))
+    if (home_ || (!from.isEmpty() && QDir(from) != QDir(to)))
         for (const narrative::Narrative& n : document_.narratives)
             for (const narrative::Node& node : n.nodes)
                 for (const narrative::OverlayItem& item : node.overlays) {
                     if (item.media.empty()) continue;
-                    const QString media = QString::fromStdString(item.media);
-                    const QString source = QDir(from).filePath(media), target = QDir(to).filePath(media);
-                    if (QFileInfo::exists(target) || !QFileInfo::exists(source)) continue;
+                    const QString target = QDir(to).filePath(QString::fromStdString(item.media));
+                    if (QFileInfo::exists(target)) continue;
+                    const QString source = mediaFile(item.media);
+                    if (source.isEmpty() || !QFileInfo::exists(source)) continue;
                     if (!QDir().mkpath(QFileInfo(target).absolutePath()) || !QFile::copy(source, target))
                         throw narrative::NarrativeDocumentError(path.toStdString() + ": not saved, could not copy its media file " +
                                                                 source.toStdString() + " to " + target.toStdString());
                 }
     narrative::saveNarrativeDocument(document_, path.toStdString());
     path_ = QFileInfo(path).absoluteFilePath();
+    home_.reset();
     undo_->setClean();
     Q_EMIT fileStateChanged();
 }

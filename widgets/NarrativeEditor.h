@@ -11,10 +11,13 @@
 #include <QString>
 
 #include <functional>
+#include <memory>
 
 class QUndoStack;
 
 namespace atrium::widgets {
+
+class NarrativeHome;
 
 class NarrativeEditor : public QObject {
     Q_OBJECT
@@ -28,10 +31,18 @@ public:
     const narrative::Narrative* current() const;
 
     QUndoStack* undoStack() const { return undo_; }
-    /// The file the document came from or was last saved to; empty for a new one.
+    /// The file the document came from or was last saved to; empty for a new one, or
+    /// one that lives in a home (a lecture).
     const QString& filePath() const { return path_; }
-    /// The folder media paths are relative to (the file's; empty for a new document).
+    /// Where the document lives when it is not a file of its own (a lecture's package),
+    /// else null.
+    NarrativeHome* home() const { return home_.get(); }
+    /// The folder media paths are relative to (the file's; empty for a new document or
+    /// one in a home).
     QString mediaFolder() const;
+    /// A media path of the document as a file on disk: beside the document's file, or
+    /// from its home. Empty when there is none.
+    QString mediaFile(const std::string& media) const;
     /// Unsaved edits.
     bool isModified() const;
 
@@ -40,8 +51,17 @@ public:
     /// Replaces the document with a file's (no undo history). Throws
     /// narrative::NarrativeDocumentError; the current document is then kept untouched.
     void open(const QString& path);
-    /// Writes the document atomically to `path`, which becomes its file; saved into
-    /// another folder, its media files are copied along (under the same relative paths).
+    /// Replaces the document with one that lives in `home` (no undo history, no file):
+    /// save() then stores it there.
+    void openInHome(narrative::NarrativeDocument document, std::shared_ptr<NarrativeHome> home);
+    /// Stores the document in its home. False when it has none or the home did not save
+    /// it (`error` says why; empty: the author cancelled); the document stays modified.
+    bool saveToHome(QString* error);
+    /// The document was stored by its home's owner (e.g. Save Lecture As): no unsaved edits.
+    void markSaved();
+    /// Writes the document atomically to `path`, which becomes its file (it leaves its
+    /// home); saved into another folder, its media files are copied along (under the
+    /// same relative paths).
     /// Throws narrative::NarrativeDocumentError; the document stays modified then.
     void save(const QString& path);
 
@@ -77,6 +97,7 @@ private:
     narrative::NarrativeDocument document_;
     int current_ = -1;
     QString path_;
+    std::shared_ptr<NarrativeHome> home_;
     QUndoStack* undo_;
 };
 

@@ -4,6 +4,7 @@
 #include "widgets/NarrativeBar.h"
 #include "widgets/NarrativeDialogs.h"
 #include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativeHome.h"
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeVideoExport.h"
 #include "widgets/OverlayLayer.h"
@@ -40,8 +41,6 @@ using narrative::OverlayKind;
 
 namespace {
 
-constexpr int kMaxRecent = 8;
-
 QIcon icon(const char* name) { return QIcon(QString(":/atrium/icons/%1.svg").arg(name)); }
 
 QString poseKey(const narrative::CameraPose& p) {
@@ -75,6 +74,7 @@ NarrativeWorkspace::NarrativeWorkspace(QMainWindow* window, SceneView* view, boo
     thumbnails->setInterval(40); // one thumbnail per tick: the window never waits for a batch
     connect(thumbnails, &QTimer::timeout, this, &NarrativeWorkspace::renderNextThumbnail);
     thumbnails->start();
+    mediaChanged();
     refresh();
 }
 
@@ -96,7 +96,8 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     });
     save_ = makeAction(window, "Save narratives", QKeySequence::Save, "Save the narratives to their file");
     connect(save_, &QAction::triggered, this, [this] {
-        if (editor_->filePath().isEmpty()) saveAs_->trigger();
+        if (editor_->home()) saveToHome(); // a lecture's narratives: the lecture is saved
+        else if (editor_->filePath().isEmpty()) saveAs_->trigger();
         else saveFile(editor_->filePath());
     });
     saveAs_ = makeAction(window, "Save narratives as...", QKeySequence::SaveAs, "Save the narratives to another file");
@@ -369,7 +370,12 @@ void NarrativeWorkspace::updateStatus() {
 
 void NarrativeWorkspace::updateTitle() {
     save_->setEnabled(editor_->current() != nullptr || editor_->isModified());
-    QString name = editor_->filePath().isEmpty() ? QString("untitled narratives") : QFileInfo(editor_->filePath()).fileName();
+    save_->setToolTip(editor_->home() ? "Save the narratives in the lecture " + editor_->home()->name() +
+                                            " (signed again when its author unlocked it)"
+                                      : QString("Save the narratives to their file"));
+    QString name = editor_->home()               ? "the narratives of " + editor_->home()->name()
+                   : editor_->filePath().isEmpty() ? QString("untitled narratives")
+                                                   : QFileInfo(editor_->filePath()).fileName();
     toolBar_->setWindowTitle("Narrative bar - " + name + (editor_->isModified() ? " *" : ""));
 }
 
@@ -471,7 +477,6 @@ void NarrativeWorkspace::setEditingOverlays(bool on) {
         editOverlays_->setChecked(true);
     }
     overlays_->edit(QString("edit/%1/%2").arg(editor_->currentIndex()).arg(node), n->nodes[std::size_t(node)].overlays);
-    overlays_->painter().setMediaFolder(editor_->mediaFolder());
     overlays_->setFocus();
     refresh();
 }
@@ -485,6 +490,15 @@ void NarrativeWorkspace::setOverlays(const std::vector<OverlayItem>& items, cons
 }
 
 std::string NarrativeWorkspace::chooseMedia(const QString& caption, const QString& filter) {
+    if (NarrativeHome* home = editor_->home()) {
+        // A lecture's narratives: the file goes into the lecture.
+        const QString chosen = QFileDialog::getOpenFileName(dialogParent(), caption, QString(), filter);
+        if (chosen.isEmpty()) return {};
+        QString error;
+        const std::string media = home->addMedia(chosen, &error);
+        if (media.empty()) QMessageBox::warning(dialogParent(), caption, error);
+        return media;
+    }
     if (editor_->filePath().isEmpty()) {
         QMessageBox::information(dialogParent(), caption,
                                  "Save the narratives first: media files are kept beside them, in their media/ folder.");
@@ -613,71 +627,6 @@ void NarrativeWorkspace::editTransition(int k) {
     if (!n || k < 0 || k >= int(n->transitions.size())) return;
     TransitionDialog dialog(n->transitions[std::size_t(k)], dialogParent());
     if (dialog.exec() == QDialog::Accepted) editor_->setTransition(k, dialog.transition());
-}
-
-bool NarrativeWorkspace::openFile(const QString& path, QString* error) {
-    if (!editRefusal_.isEmpty()) setEditRefusal({});
-    try {
-        playback_->stop();
-        setEditingOverlays(false);
-        editor_->open(path);
-        overlays_->painter().setMediaFolder(editor_->mediaFolder());
-        thumbnails_.clear();
-        pendingThumbnails_.clear();
-        rememberRecent(editor_->filePath());
-        window_->statusBar()->showMessage("Opened " + path, 5000);
-        return true;
-    } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
-        else if (interactive_) QMessageBox::warning(dialogParent(), "Open narratives", QString::fromStdString(e.what()));
-        return false;
-    }
-}
-
-bool NarrativeWorkspace::saveFile(const QString& path, QString* error) {
-    try {
-        editor_->save(path);
-        overlays_->painter().setMediaFolder(editor_->mediaFolder());
-        rememberRecent(editor_->filePath());
-        window_->statusBar()->showMessage("Saved " + path, 5000);
-        return true;
-    } catch (const std::exception& e) {
-        if (error) *error = QString::fromStdString(e.what());
-        else if (interactive_) QMessageBox::warning(dialogParent(), "Save narratives", QString::fromStdString(e.what()));
-        return false;
-    }
-}
-
-bool NarrativeWorkspace::maybeSave() {
-    if (!editor_->isModified() || !interactive_) return true;
-    const auto answer = QMessageBox::warning(dialogParent(), "Narratives", "The narratives have unsaved edits. Save them?",
-                                             QMessageBox::Save | QMessageBox::Discard | QMessageBox::Cancel);
-    if (answer == QMessageBox::Cancel) return false;
-    if (answer == QMessageBox::Discard) return true;
-    save_->trigger();
-    return !editor_->isModified();
-}
-
-void NarrativeWorkspace::rememberRecent(const QString& path) {
-    if (!persist_) return;
-    QSettings settings;
-    QStringList recent = settings.value("narratives/recent").toStringList();
-    recent.removeAll(path);
-    recent.prepend(path);
-    while (recent.size() > kMaxRecent) recent.removeLast();
-    settings.setValue("narratives/recent", recent);
-    fillRecentMenu();
-}
-
-void NarrativeWorkspace::fillRecentMenu() {
-    if (!recent_) return;
-    recent_->clear();
-    const QStringList recent = persist_ ? QSettings().value("narratives/recent").toStringList() : QStringList();
-    for (const QString& path : recent)
-        recent_->addAction(QFileInfo(path).fileName(), this, [this, path] {
-            if (maybeSave()) openFile(path);
-        })->setToolTip(path);
-    recent_->setEnabled(!recent.isEmpty());
 }
 
 void NarrativeWorkspace::exportVideo() {

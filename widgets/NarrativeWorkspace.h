@@ -4,9 +4,12 @@
 // view and its editor, the narrative bar along the bottom, the Narrative menu and the
 // narrative entries of the File menu (new, open, save, save as, recent files), and
 // exporting a narrative to a video. The window hands in how to apply and read a node's
-// view state, and asks maybeSave() before it closes.
+// view state, and asks maybeSave() before it closes. A document is a narratives file
+// or lives in a lecture (NarrativeHome): NarrativeWorkspaceFiles.cpp holds opening,
+// saving and the recent files.
 
 #include "narrative/Narrative.h"
+#include "narrative/NarrativeDocument.h"
 
 #include <QHash>
 #include <QImage>
@@ -15,6 +18,7 @@
 #include <QStringList>
 
 #include <functional>
+#include <memory>
 
 class QAction;
 class QMainWindow;
@@ -25,6 +29,7 @@ namespace atrium::widgets {
 
 class NarrativeBar;
 class NarrativeEditor;
+class NarrativeHome;
 class NarrativePlayback;
 class OverlayLayer;
 class SceneView;
@@ -54,6 +59,18 @@ public:
     /// given) gets the message, otherwise a message box shows it.
     bool openFile(const QString& path, QString* error = nullptr);
     bool saveFile(const QString& path, QString* error = nullptr);
+    /// Opens a document that lives in `home` (a lecture's narratives, read from its
+    /// package in memory): Save then saves it there, and the recent files list the
+    /// home's file. `locked` refuses its editing as setEditRefusal() does.
+    void openInHome(narrative::NarrativeDocument document, std::shared_ptr<NarrativeHome> home, const QString& locked);
+    /// Saves the document in its home (File > Save does so for one that has a home).
+    /// False when not saved: `error` (if given) gets why, otherwise a message shows it.
+    bool saveToHome(QString* error = nullptr);
+    /// Closes the document (an empty one takes its place), without asking: its home
+    /// went away (the lecture was closed).
+    void closeDocument();
+    /// The recent narratives files, those gone or in temporary folders left out.
+    QStringList recentFiles() const;
     /// Refuses every edit of the open document with `why` (a locked lecture's
     /// narratives, from its package's gate): the editing controls are disabled with it as
     /// their tooltip. Empty allows editing again; opening a file clears it.
@@ -86,6 +103,11 @@ public:
     QAction* undoAction() const { return undo_; }
     QAction* redoAction() const { return redo_; }
     QAction* editOverlaysAction() const { return editOverlays_; }
+    QAction* saveAction() const { return save_; }
+
+Q_SIGNALS:
+    /// A recent entry is a lecture (its narratives live in it): the window opens it.
+    void lectureRequested(const QString& path);
 
 private:
     void buildActions(QMainWindow* window);
@@ -110,6 +132,7 @@ private:
     void editTransition(int transition);
     void exportVideo();
     void rememberRecent(const QString& path);
+    void mediaChanged(); ///< the overlays read the document's media afresh
     void fillRecentMenu();
     QWidget* dialogParent() const;
 

@@ -52,20 +52,20 @@ QPointF nearestOnRect(const QRectF& r, QPointF p) {
 
 } // namespace
 
-void OverlayPainter::setMediaFolder(const QString& folder) {
-    if (folder == folder_) return;
-    folder_ = folder;
+void OverlayPainter::setMediaSource(std::function<QString(const std::string& media)> source) {
+    source_ = std::move(source);
     images_.clear();
 }
 
-QString OverlayPainter::mediaPath(const std::string& media) const {
-    return QDir(folder_).filePath(QString::fromStdString(media));
-}
+QString OverlayPainter::mediaPath(const std::string& media) const { return source_ ? source_(media) : QString(); }
 
 QImage OverlayPainter::image(const std::string& media) const {
-    const QString path = mediaPath(media);
-    auto it = images_.find(path);
-    if (it == images_.end()) it = images_.insert(path, QImage(path));
+    const QString key = QString::fromStdString(media);
+    auto it = images_.find(key);
+    if (it == images_.end()) {
+        const QString path = mediaPath(media);
+        it = images_.insert(key, path.isEmpty() ? QImage() : QImage(path));
+    }
     return *it;
 }
 

@@ -28,10 +28,11 @@ public:
     /// Text lines that fit in the view's height at the default text size.
     static constexpr double kTextLines = 34.0;
 
-    /// Where media paths are relative to (the narrative document's folder).
-    void setMediaFolder(const QString& folder);
-    const QString& mediaFolder() const { return folder_; }
-    /// The absolute path of a media path of the document.
+    /// Where the document's media paths lead: a file on disk for each (beside the
+    /// narratives file, or extracted from a lecture's package on demand; empty when it
+    /// cannot be had). Setting it forgets the cached images.
+    void setMediaSource(std::function<QString(const std::string& media)> source);
+    /// The file of a media path of the document (empty: none).
     QString mediaPath(const std::string& media) const;
 
     /// An image overlay's picture (cached); a null image when it cannot be read.
@@ -59,8 +60,8 @@ public:
     static std::vector<std::size_t> stackingOrder(const std::vector<narrative::OverlayItem>& items);
 
 private:
-    QString folder_;
-    mutable QHash<QString, QImage> images_;
+    std::function<QString(const std::string&)> source_;
+    mutable QHash<QString, QImage> images_; ///< by media path
 };
 
 } // namespace atrium::widgets

@@ -6,6 +6,7 @@
 
 #include "narrative/package/ContentPackage.h"
 #include "widgets/Lecture.h"
+#include "widgets/LectureScratch.h"
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLectureUi.h"
 #include "sim/heart/VtkMessageRouting.h"
@@ -30,6 +31,7 @@
 #include <QRegularExpression>
 #include <QSaveFile>
 #include <QSettings>
+#include <QSocketNotifier>
 #include <QSurfaceFormat>
 #include <QTimer>
 
@@ -43,6 +45,7 @@
 #include <string_view>
 #include <utility>
 
+#include <fcntl.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
@@ -58,6 +61,32 @@ constexpr int kExitBadHeart = 2, kExitBloodFailed = 3, kExitRefused = 3, kExitWr
 [[noreturn]] void fail(const QString& message, int code = 1) {
     std::cerr << "atrium: " << message.toStdString() << "\n";
     std::exit(code);
+}
+
+// SIGTERM, SIGINT and SIGHUP end the viewer through std::exit, as its own exits do, so
+// that what it put in the temporary folder goes with it (widgets/LectureScratch.h). The
+// handler only writes the signal to a pipe; the event loop reads it. A second signal
+// finds the default action again and ends the process at once.
+int terminationPipe[2] = {-1, -1};
+
+extern "C" void onTerminationSignal(int sig) {
+    ::signal(sig, SIG_DFL);
+    const char c = char(sig);
+    [[maybe_unused]] const auto written = ::write(terminationPipe[1], &c, 1);
+}
+
+void exitOnTerminationSignals(QObject* parent) {
+    if (::pipe2(terminationPipe, O_CLOEXEC | O_NONBLOCK) != 0) return;
+    auto* notifier = new QSocketNotifier(terminationPipe[0], QSocketNotifier::Read, parent);
+    QObject::connect(notifier, &QSocketNotifier::activated, [] {
+        char sig = 0;
+        if (::read(terminationPipe[0], &sig, 1) == 1) std::exit(128 + sig);
+    });
+    struct sigaction action {};
+    action.sa_handler = onTerminationSignal;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (const int sig : {SIGTERM, SIGINT, SIGHUP}) ::sigaction(sig, &action, nullptr);
 }
 
 QSize parseSize(const QString& text) {
@@ -175,6 +204,8 @@ int main(int argc, char** argv) {
     parser.addPositionalArgument("lecture", "A lecture to open: a content package (FILE.atrium) with its heart, narratives and "
                                             "resources.", "[FILE.atrium]");
     parser.process(app);
+    exitOnTerminationSignals(&app);
+    widgets::scratch::removeStale(); // what viewers that were killed left in the temporary folder
     if (parser.isSet("screenshot") || parser.isSet("measure-frames")) {
         // A headless run dies with whatever started it (xvfb-run, a test driver): killed
         // together, it must not keep running on a display that is gone.

@@ -3,6 +3,7 @@
 #include "narrative/AtomicFile.h"
 #include "narrative/NarrativeDocument.h"
 #include "narrative/package/PackageError.h"
+#include "sim/io/AtomicFile.h"
 
 #include <nlohmann/json.hpp>
 
@@ -62,6 +63,8 @@ ContentPackage& ContentPackage::operator=(ContentPackage&&) noexcept = default;
 ContentPackage::~ContentPackage() = default;
 
 ContentPackage ContentPackage::open(const std::filesystem::path& file, const PackageLimits& limits, const ProgressCallback& progress) {
+    // A killed save of this package left its temporary beside it: gone now.
+    io::removeStaleTemporariesOf(file);
     ContentPackage p;
     p.archive_ = std::make_unique<ArchiveReader>(file, limits);
     p.file_ = file;

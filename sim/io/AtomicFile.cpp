@@ -104,22 +104,62 @@ void writeFileAtomically(const fs::path& file, std::string_view bytes) {
 
 bool isTemporaryName(const std::string& fileName) { return std::regex_match(fileName, temporaryPattern()); }
 
+namespace {
+
+/// Removes the temporary `entry` written by process `pid` (0: unknown) when that process
+/// is gone or the file is older than `maxAge`. True when removed.
+bool removeIfStale(const fs::directory_entry& entry, long pid, std::chrono::hours maxAge) {
+    std::error_code ec;
+    if (entry.is_symlink(ec) || !entry.is_regular_file(ec)) return false;
+    if (pid == ::getpid()) return false; // a save of ours, under way
+    const bool alive = pid > 0 && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
+    const auto age = fs::file_time_type::clock::now() - fs::last_write_time(entry.path(), ec);
+    const bool old = !ec && age > maxAge;
+    if ((pid > 0 && alive && !old) || (pid <= 0 && !old)) return false;
+    return fs::remove(entry.path(), ec);
+}
+
+/// "<pid>-<hex>" -> pid; "<hex>" -> 0; anything else -> -1.
+long pidOfSuffix(const std::string& suffix) {
+    static const std::regex withPid(R"(^([0-9]+)-[0-9a-f]+$)"), withoutPid(R"(^[0-9a-f]+$)");
+    std::smatch match;
+    if (std::regex_match(suffix, match, withPid)) return std::strtol(match[1].str().c_str(), nullptr, 10);
+    return std::regex_match(suffix, withoutPid) ? 0 : -1;
+}
+
+} // namespace
+
 std::size_t removeStaleTemporaries(const fs::path& directory) {
     std::size_t removed = 0;
     std::error_code ec;
-    const auto now = fs::file_time_type::clock::now();
     for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
         const std::string name = it->path().filename().string();
         std::smatch match;
         if (!std::regex_match(name, match, temporaryPattern())) continue;
-        std::error_code e2;
-        if (!it->is_regular_file(e2)) continue;
         const long pid = std::strtol(match[1].str().c_str(), nullptr, 10);
-        const bool alive = pid > 0 && pid != ::getpid() && (::kill(pid_t(pid), 0) == 0 || errno == EPERM);
-        const auto age = now - fs::last_write_time(it->path(), e2);
-        const bool old = !e2 && age > std::chrono::hours(24);
-        if (pid == ::getpid() || (alive && !old)) continue;
-        if (fs::remove(it->path(), e2)) ++removed;
+        if (pid > 0 && removeIfStale(*it, pid, std::chrono::hours(24))) ++removed;
+    }
+    return removed;
+}
+
+std::size_t removeStaleTemporariesOf(const fs::path& file) {
+    const fs::path directory = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    const std::string name = file.filename().string(), stem = file.stem().string(), ext = file.extension().string();
+    const std::string hidden = "." + name + ".tmp-", plain = stem + ".tmp-";
+    std::size_t removed = 0;
+    std::error_code ec;
+    for (fs::directory_iterator it(directory, ec), end; !ec && it != end; it.increment(ec)) {
+        const std::string entry = it->path().filename().string();
+        long pid = -1;
+        if (entry.rfind(hidden, 0) == 0) {
+            pid = pidOfSuffix(entry.substr(hidden.size()));
+        } else if (entry.rfind(plain, 0) == 0 && entry.size() > plain.size() + ext.size() &&
+                   entry.compare(entry.size() - ext.size(), ext.size(), ext) == 0) {
+            pid = pidOfSuffix(entry.substr(plain.size(), entry.size() - plain.size() - ext.size()));
+            if (pid == 0) continue; // AtomicFile's always carry the process
+        }
+        if (pid < 0) continue;
+        if (removeIfStale(*it, pid, std::chrono::hours(pid > 0 ? 24 : 1))) ++removed;
     }
     return removed;
 }

@@ -63,6 +63,14 @@ void writeFileAtomically(const std::filesystem::path& file, std::string_view byt
 /// are older than a day. Returns how many it removed; never throws.
 std::size_t removeStaleTemporaries(const std::filesystem::path& directory);
 
+/// Deletes the stale temporaries of one file, beside it: AtomicFile's
+/// ("<stem>.tmp-<pid>-<hex><ext>") and narrative/AtomicFile's (".<name>.tmp-<pid>-<hex>",
+/// or ".<name>.tmp-<hex>" from before it named the process), whose process is gone or
+/// that are older than a day (an hour for those without a process id). Called before a
+/// file is written again or opened, so that a kill in the middle of a save leaves
+/// nothing for long. Returns how many it removed; never throws.
+std::size_t removeStaleTemporariesOf(const std::filesystem::path& file);
+
 /// True for a name AtomicFile gives its temporaries.
 bool isTemporaryName(const std::string& fileName);
 

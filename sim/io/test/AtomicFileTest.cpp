@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <csignal>
 #include <filesystem>
 #include <fstream>
@@ -126,4 +127,28 @@ TEST(AtomicFile, StaleTemporariesOfDeadProcessesAreRemoved) {
     EXPECT_TRUE(fs::exists(mine));
     EXPECT_TRUE(fs::exists(other));
     EXPECT_FALSE(io::isTemporaryName("particles_00000010.vtp"));
+}
+
+TEST(AtomicFile, TheStaleTemporariesOfOneFileAreRemovedAndNothingElse) {
+    TempDir dir;
+    const pid_t child = ::fork();
+    if (child == 0) ::_exit(0);
+    ::waitpid(child, nullptr, 0); // a pid that no longer runs
+    const std::string dead = std::to_string(child), me = std::to_string(::getpid());
+    const fs::path target = dir.path / "k.atrium";
+    // A killed save of k.atrium by either writer, and one of an older build (no pid, old).
+    const fs::path killed = dir.path / (".k.atrium.tmp-" + dead + "-0123456789ab");
+    const fs::path killedIo = dir.path / ("k.tmp-" + dead + "-00ab.atrium");
+    const fs::path legacyOld = dir.path / ".k.atrium.tmp-0123456789ab";
+    // Kept: a save under way (this process), a fresh one without pid, another file's, the
+    // author's own files whose names only look alike.
+    const fs::path underWay = dir.path / (".k.atrium.tmp-" + me + "-0123456789ab");
+    const fs::path legacyFresh = dir.path / ".k.atrium.tmp-abcdef012345";
+    const fs::path otherFile = dir.path / (".other.atrium.tmp-" + dead + "-0123456789ab");
+    const fs::path lookAlike = dir.path / "k.tmp-notes.atrium";
+    for (const auto& p : {target, killed, killedIo, legacyOld, underWay, legacyFresh, otherFile, lookAlike}) std::ofstream(p) << "x";
+    fs::last_write_time(legacyOld, fs::file_time_type::clock::now() - std::chrono::hours(2));
+    EXPECT_EQ(io::removeStaleTemporariesOf(target), 3u);
+    for (const auto& p : {killed, killedIo, legacyOld}) EXPECT_FALSE(fs::exists(p)) << p;
+    for (const auto& p : {target, underWay, legacyFresh, otherFile, lookAlike}) EXPECT_TRUE(fs::exists(p)) << p;
 }
