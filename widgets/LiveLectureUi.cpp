@@ -95,6 +95,7 @@ LiveLectureUi::LiveLectureUi(MainWindow* window, std::shared_ptr<LiveSessionServ
     pointer_->hide();
     buildActions();
     window->sceneView()->installEventFilter(this);
+    window->installEventFilter(this); // quitting while students are connected asks first
     connect(window->sceneView(), &SceneView::cameraAdvanced, this, &LiveLectureUi::onFrame);
     connect(window->lectureUi(), &LectureUi::lectureChanged, this, [this](const QString& title) {
         // A lecture opened (e.g. the one just downloaded): its narratives and resources
@@ -288,27 +289,6 @@ bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {
     return true;
 }
 
-bool LiveLectureUi::openRecording(const QString& path, QString* error) {
-    stop();
-    try {
-        replay_ = std::make_unique<SessionReplay>(Recording::read(path.toStdString()));
-    } catch (const std::exception& e) {
-        if (error) *error = e.what();
-        return false;
-    }
-    applied_.reset();
-    replayAt_ = 0.0;
-    replayPlaying_ = true;
-    replayClock_.start();
-    panel_->showStatus("Replaying " + QFileInfo(path).fileName() +
-                       (replay_->recording().cutShort ? " (cut short: it ends where its lecture stopped)" : ""));
-    panel_->showReplay(0.0, replayLength(), true);
-    dock_->show();
-    reset();
-    Q_EMIT statusChanged();
-    return true;
-}
-
 void LiveLectureUi::stop() {
     if (host_ && host_->recording()) stopRecording();
     const bool wasActive = host_ || guest_ || replay_;
@@ -317,6 +297,8 @@ void LiveLectureUi::stop() {
     replay_.reset();
     applied_.reset();
     presenting_ = false;
+    if (narrativeHeldForFloor_) resumeNarrativeAfterFloor();
+    window_->narratives()->playback()->setCameraYielded(false);
     hold_->setChecked(false);
     record_->setChecked(false);
     reset();
@@ -373,13 +355,6 @@ void LiveLectureUi::askJoin() {
         QMessageBox::warning(window_, "Atrium", error);
 }
 
-void LiveLectureUi::askReplay() {
-    const QString path = QFileDialog::getOpenFileName(window_, "Replay recording", {}, "Lecture recordings (*.atriumrec *.atriumrec.partial);;All files (*)");
-    if (path.isEmpty()) return;
-    QString error;
-    if (!openRecording(path, &error)) QMessageBox::warning(window_, "Atrium", error);
-}
-
 // ---- lecturer --------------------------------------------------------------------------
 
 void LiveLectureUi::setHoldAttention(bool hold) {
@@ -397,6 +372,44 @@ bool LiveLectureUi::handFloor(std::optional<int> member) {
     sampler_.reset(); // when the floor comes back, the lecturer's view is sent afresh
     showMessage(member ? "A student presents: their view drives everyone's" : "You have the floor again");
     return true;
+}
+
+void LiveLectureUi::holdNarrativeForFloor(double now) {
+    // The presenter speaks: the lecturer's narrative waits where it is (its overlays stay,
+    // its camera is the presenter's), on every screen, until the floor comes back.
+    NarrativePlayback* pb = window_->narratives()->playback();
+    narrativeHeldForFloor_ = true;
+    narrativeResumesAfterFloor_ = pb->playing();
+    pb->pause();
+    pb->setCameraYielded(true);
+    const NarrativeState n = currentNarrative(now);
+    if (!sentNarrative_ || !sameNarrative(*sentNarrative_, n, now)) {
+        host_->drive(msg::Narrative{0, n});
+        sentNarrative_ = n;
+    }
+}
+
+void LiveLectureUi::resumeNarrativeAfterFloor() {
+    NarrativePlayback* pb = window_->narratives()->playback();
+    narrativeHeldForFloor_ = false;
+    pb->setCameraYielded(false);
+    if (std::exchange(narrativeResumesAfterFloor_, false) && pb->active()) pb->play();
+}
+
+bool LiveLectureUi::confirmQuit() {
+    if (!host_ || !interactive_) return true;
+    const std::vector<Member> roster = host_->roster();
+    if (roster.empty()) return true;
+    QMessageBox box(QMessageBox::Question, "End the lecture?",
+                    roster.size() == 1 ? QString("A student is connected to your lecture.")
+                                       : QString("%1 students are connected to your lecture.").arg(roster.size()),
+                    QMessageBox::Yes | QMessageBox::Cancel, window_);
+    box.setObjectName("quitLectureQuestion");
+    box.setInformativeText("Quitting ends the lecture for them: their apps keep trying to reconnect until you start it "
+                           "again.");
+    box.button(QMessageBox::Yes)->setText("End the lecture and quit");
+    box.setDefaultButton(QMessageBox::Cancel);
+    return box.exec() == QMessageBox::Yes;
 }
 
 bool LiveLectureUi::startRecording(const QString& path, QString* error) {
@@ -488,11 +501,13 @@ ViewSettings LiveLectureUi::currentView() const {
 
 void LiveLectureUi::publish() {
     if (!host_) return;
+    const double now = host_->now();
     if (const SessionState s = host_->state(); s.floor) { // a student presents: show their view here too
+        if (!narrativeHeldForFloor_) holdNarrativeForFloor(now);
         if (s.pose) window_->sceneView()->camera().setPose(s.pose->pose);
         return;
     }
-    const double now = host_->now();
+    if (narrativeHeldForFloor_) resumeNarrativeAfterFloor();
     for (const PoseSample& s : sampler_.update(window_->sceneView()->camera().pose(), now)) host_->drive(msg::Pose{s});
 
     const NarrativeState n = currentNarrative(now);
@@ -606,10 +621,14 @@ void LiveLectureUi::applyState(const SessionState& s, double now, bool force) {
         if (mine != presenting_) {
             presenting_ = mine;
             sampler_.reset();
+            if (mine) window_->narratives()->playback()->stop(); // the presenter's camera is their own
             showMessage(mine ? "You have the floor: your view drives everyone's until the lecturer takes it back"
                              : "The lecturer has the floor again");
         }
     }
+    // While a student presents, the narrative waits (the lecturer paused it) and the
+    // camera is the presenter's.
+    window_->narratives()->playback()->setCameraYielded(s.floor.has_value());
     const bool follow = replay_ || (guest_ && guest_->following() && !presenting_);
     if (!follow) return;
     // The narrative first: its nodes' view states, then the lecturer's own view and heart over them.
@@ -689,20 +708,21 @@ void LiveLectureUi::applyPointer(const std::optional<Pointer>& pointer) {
     pointer_->show();
 }
 
+std::string LiveLectureUi::hashOf(const QString& path) {
+    if (hashed_.first == path) return hashed_.second;
+    std::string hash;
+    try {
+        if (const auto id = contentIdOf(path.toStdString())) hash = id->hash;
+    } catch (const std::exception&) {
+    }
+    hashed_ = {path, hash};
+    return hash;
+}
+
 void LiveLectureUi::checkContent(const std::optional<ContentId>& content) {
     contentNote_.clear();
     if (!content || !guest_) return;
     Lecture* lecture = window_->lectureUi()->lecture();
-    auto hashOf = [this](const QString& path) -> std::string { // hashed once per file
-        if (hashed_.first == path) return hashed_.second;
-        std::string hash;
-        try {
-            if (const auto id = contentIdOf(path.toStdString())) hash = id->hash;
-        } catch (const std::exception&) {
-        }
-        hashed_ = {path, hash};
-        return hash;
-    };
     if (lecture && hashOf(lecture->path()) == content->hash) return;
     // Not the lecturer's lecture: open the copy downloaded before, or download it now.
     const QString cached = PackageDownload::cachedPath(*content);
@@ -766,17 +786,7 @@ void LiveLectureUi::onFrame(double) {
                 applyNarrative(applied_->narrative, now);
         }
     } else if (replay_) {
-        const double length = replayLength();
-        double at = replayAt_ + (replayPlaying_ ? replayClock_.elapsed() / 1000.0 : 0.0);
-        if (at >= length && replayPlaying_) {
-            at = length;
-            setReplayPlaying(false);
-        }
-        const double t = replay_->start() + at;
-        const SessionState s = replay_->stateAt(t);
-        if (!applied_ || !(s == *applied_)) applyState(s, t);
-        if (const auto pose = replay_->poseAt(t)) view->camera().setPose(*pose);
-        panel_->showReplay(at, length, replayPlaying_);
+        stepReplay();
     }
     // The pointer follows its point on the heart (the lecturer's own, or the one received).
     if (pointer_->isVisible()) {
@@ -786,28 +796,14 @@ void LiveLectureUi::onFrame(double) {
     }
 }
 
-// ---- replay ----------------------------------------------------------------------------
-
-double LiveLectureUi::replayLength() const { return replay_ ? replay_->end() - replay_->start() : 0.0; }
-
-void LiveLectureUi::seekReplay(double seconds) {
-    if (!replay_) return;
-    replayAt_ = std::clamp(seconds, 0.0, replayLength());
-    replayClock_.restart();
-    if (applied_) applyState(replay_->stateAt(replay_->start() + replayAt_), replay_->start() + replayAt_, true);
-}
-
-void LiveLectureUi::setReplayPlaying(bool playing) {
-    if (!replay_) return;
-    replayAt_ = std::min(replayLength(), replayAt_ + (replayPlaying_ ? replayClock_.elapsed() / 1000.0 : 0.0));
-    if (playing && replayAt_ >= replayLength()) replayAt_ = 0.0;
-    replayPlaying_ = playing;
-    replayClock_.restart();
-}
-
 // ---- input -------------------------------------------------------------------------------------
 
 bool LiveLectureUi::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == window_ && event->type() == QEvent::Close) {
+        if (confirmQuit()) return false;
+        event->ignore();
+        return true;
+    }
     if (watched != window_->sceneView()) return false;
     const auto type = event->type();
     // The lecturer points at the heart with Alt+click (Alt+click off the heart removes it).

@@ -6,6 +6,7 @@
 // reaches the lecturer from the command line.
 #include "UiTestSupport.h"
 
+#include "app/transport/SessionClient.h"
 #include "app/viewer/LiveTransport.h"
 #include "session/ContentIdentity.h"
 #include "widgets/BakedFlowPlayer.h"
@@ -16,6 +17,7 @@
 #include "widgets/LiveLecturePanel.h"
 #include "widgets/LiveLectureUi.h"
 #include "widgets/MainWindow.h"
+#include "widgets/HeartLoader.h"
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/SceneView.h"
@@ -24,6 +26,7 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QFile>
+#include <QFileInfo>
 #include <QMessageBox>
 #include <QProcess>
 #include <QTemporaryDir>
@@ -34,6 +37,8 @@
 
 #include <cmath>
 #include <memory>
+#include <set>
+#include <vector>
 
 using namespace atrium;
 using atrium::test::waitFor;
@@ -69,20 +74,28 @@ widgets::BakedFlowPlayer* bakedPlayer(MainWindow& w) {
 
 double phaseApart(double a, double b) { return std::abs(std::remainder(a - b, 1.0)); }
 
-/// Clicks `button` of the next message box that opens (modal, as a question is), and
-/// records its text.
-void answerNextMessageBox(QMessageBox::StandardButton button, QString* text) {
-    auto* timer = new QTimer;
+/// Clicks `button` of the next message box that opens (modal, as a question is) and
+/// records its text; stops when destroyed.
+std::unique_ptr<QTimer> answerNextMessageBox(QMessageBox::StandardButton button, QString* text) {
+    auto timer = std::make_unique<QTimer>();
     timer->setInterval(20);
-    QObject::connect(timer, &QTimer::timeout, [timer, button, text] {
+    QObject::connect(timer.get(), &QTimer::timeout, [t = timer.get(), button, text] {
         auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
         if (!box) return;
-        timer->stop();
-        timer->deleteLater();
-        if (text) *text = box->text();
+        t->stop();
+        *text = box->text() + "\n" + box->informativeText();
         box->button(button)->click();
     });
     timer->start();
+    return timer;
+}
+
+transport::ClientOptions studentOptions(const LiveLectureUi& lecturer, const char* name) {
+    transport::ClientOptions o;
+    o.url = lecturer.host()->urls().back().toStdString();
+    o.code = lecturer.host()->code().toStdString();
+    o.name = name;
+    return o;
 }
 
 } // namespace
@@ -164,6 +177,182 @@ TEST(LiveClassroomUi, AStudentPlaysTheLecturesBakedBeatHeldToTheLecturersHeart) 
         const float tolerance = 0.02f * std::max(1e-3f, x.max - x.min);
         return std::abs(x.min - y.min) < tolerance && std::abs(x.max - y.max) < tolerance;
     }, 20)) << "the speed legends differ";
+}
+
+// Issue 21, item 15: closing the lecturer's window ended the lecture for every student
+// without a word.
+TEST(LiveClassroomUi, QuittingWithStudentsConnectedAsksFirst) {
+    QApplication::setQuitOnLastWindowClosed(false);
+    auto lecturerWindow = openLecture();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, true); // as the app's: it asks
+    ASSERT_TRUE(lecturer.startLecture(0));
+
+    // Nobody connected: nothing to ask.
+    {
+        QString asked;
+        const auto answer = answerNextMessageBox(QMessageBox::Cancel, &asked);
+        EXPECT_TRUE(lecturerWindow->close());
+        EXPECT_TRUE(asked.isEmpty()) << asked.toStdString();
+        lecturerWindow->show();
+    }
+    transport::SessionClient student(studentOptions(lecturer, "Ana"));
+    ASSERT_TRUE(waitFor([&] { return student.synced() && lecturer.host()->roster().size() == 1; }, 20));
+
+    QString asked;
+    {
+        const auto answer = answerNextMessageBox(QMessageBox::Cancel, &asked);
+        EXPECT_FALSE(lecturerWindow->close()) << "the window closed without asking";
+    }
+    EXPECT_TRUE(asked.contains("A student is connected")) << asked.toStdString();
+    EXPECT_TRUE(lecturerWindow->isVisible());
+    ASSERT_NE(lecturer.host(), nullptr);
+    QTest::qWait(200);
+    EXPECT_TRUE(student.synced()) << "cancelled, the lecture goes on";
+
+    asked.clear();
+    {
+        const auto answer = answerNextMessageBox(QMessageBox::Yes, &asked);
+        EXPECT_TRUE(lecturerWindow->close());
+    }
+    EXPECT_FALSE(asked.isEmpty());
+    QApplication::setQuitOnLastWindowClosed(true);
+}
+
+// Issue 21, item 15: while a student presented, the lecturer's narrative played on
+// underneath, moving through its nodes, overlays and sounds.
+TEST(LiveClassroomUi, TheLecturersNarrativeWaitsWhileAStudentHasTheFloor) {
+    auto lecturerWindow = openLecture();
+    auto studentWindow = openLecture();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    LiveLectureUi student(studentWindow.get(), service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    ASSERT_TRUE(student.join({lecturer.host()->urls().back(), lecturer.host()->code(), "Ana", std::nullopt}));
+    ASSERT_TRUE(waitFor([&] { return student.guest()->synced(); }, 20));
+    transport::SessionClient listener(studentOptions(lecturer, "Ben")); // another student, who watches
+    ASSERT_TRUE(waitFor([&] { return listener.synced(); }, 20));
+
+    widgets::NarrativePlayback* narrative = lecturerWindow->narratives()->playback();
+    narrative->play();
+    ASSERT_TRUE(waitFor([&] { return narrative->playing() && narrative->player().time() > 0.5; }, 30));
+
+    ASSERT_TRUE(lecturer.handFloor(student.guest()->memberId()));
+    ASSERT_TRUE(waitFor([&] { return !narrative->playing(); }, 10)) << "the narrative plays on under the presenter";
+    const double heldAt = narrative->player().time();
+    ASSERT_TRUE(waitFor([&] { return listener.state().floor && !listener.state().narrative.playing; }, 10))
+        << "the students' narratives play on";
+    EXPECT_NEAR(listener.state().narrative.time, heldAt, 0.05);
+    // The presenter's camera is everyone's, the lecturer's too: the paused narrative does not take it back.
+    const narrative::CameraPose presented({5, -150, 20}, 0.1, 0.05);
+    studentWindow->sceneView()->camera().setPose(presented);
+    const auto showsPresented = [&] {
+        return narrative::length(lecturerWindow->sceneView()->camera().pose().position() - presented.position()) < 1e-6;
+    };
+    ASSERT_TRUE(waitFor(showsPresented, 10));
+    QTest::qWait(300);
+    EXPECT_TRUE(showsPresented());
+    EXPECT_NEAR(narrative->player().time(), heldAt, 1e-9);
+
+    // The floor comes back: the narrative plays on from where it waited, for everyone.
+    ASSERT_TRUE(lecturer.handFloor(std::nullopt));
+    ASSERT_TRUE(waitFor([&] { return narrative->playing() && narrative->player().time() > heldAt; }, 10));
+    EXPECT_LT(narrative->player().time(), heldAt + 1.0);
+    ASSERT_TRUE(waitFor([&] { return !listener.state().floor && listener.state().narrative.playing; }, 10));
+}
+
+// Issue 21, item 15: `--replay` in a window without the recording's lecture showed the
+// bare heart, and played while the window was still starting.
+TEST(LiveClassroomUi, AReplayOpensItsLectureAndStartsOnceTheWindowIsReady) {
+    QTemporaryDir dir;
+    const QString besideRecording = dir.filePath("the-left-heart.atrium");
+    ASSERT_TRUE(QFile::copy(kLecture, besideRecording));
+    const QString file = dir.filePath("lecture.atriumrec");
+    narrative::CameraPose last;
+    {
+        auto lecturerWindow = openLecture();
+        auto service = std::make_shared<app::LiveTransport>();
+        LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+        ASSERT_TRUE(lecturer.startLecture(0));
+        QString error;
+        ASSERT_TRUE(lecturer.startRecording(file, &error)) << error.toStdString();
+        for (int i = 0; i <= 40; ++i) {
+            lecturerWindow->sceneView()->camera().setPose(narrative::CameraPose({double(i), -150, 10}, 0.01 * i, 0));
+            QTest::qWait(33);
+        }
+        last = lecturerWindow->sceneView()->camera().pose();
+        QTest::qWait(200);
+        lecturer.stopRecording();
+    }
+
+    // A window on its own heart replays it: the lecture is found beside the recording by
+    // its hash, and the replay waits for it.
+    auto service = std::make_shared<app::LiveTransport>();
+    widgets::ViewerOptions own;
+    own.source = heart::HeartSource::fromPreset("adult");
+    auto window = openWindow(own);
+    LiveLectureUi replay(window.get(), service, false);
+    QString error;
+    ASSERT_TRUE(replay.openRecording(file, &error)) << error.toStdString();
+    EXPECT_FALSE(replay.replayRunning()) << "the replay runs before its lecture is shown";
+    ASSERT_TRUE(waitFor([&] { return window->lectureUi()->lecture() != nullptr; }, 60)) << "the lecture was not opened";
+    EXPECT_EQ(QFileInfo(window->lectureUi()->lecture()->path()).fileName(), "the-left-heart.atrium");
+    EXPECT_EQ(replay.replayPosition(), 0.0);
+    ASSERT_TRUE(waitFor([&] { return replay.replayRunning(); }, 240)) << "the replay did not start";
+    EXPECT_FALSE(window->heartLoader()->busy()) << "it started while the lecture's heart was loading";
+    EXPECT_LT(replay.replayPosition(), 0.5) << "it did not start at 0";
+    ASSERT_TRUE(waitFor([&] { // and plays to its end
+        return narrative::length(window->sceneView()->camera().pose().position() - last.position()) < 1e-6;
+    }, 20));
+
+    // Nowhere to be found, a window that cannot ask refuses it, naming the lecture.
+    QTemporaryDir elsewhere;
+    const QString alone = elsewhere.filePath("lecture.atriumrec");
+    ASSERT_TRUE(QFile::copy(file, alone));
+    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", elsewhere.path().toUtf8()); // no downloaded copy either
+    widgets::ViewerOptions bare;
+    bare.source = heart::HeartSource::fromPreset("adult");
+    auto other = openWindow(bare);
+    LiveLectureUi refused(other.get(), service, false);
+    EXPECT_FALSE(refused.openRecording(alone, &error));
+    qputenv("XDG_CACHE_HOME", cacheBefore);
+    EXPECT_TRUE(error.contains(QFileInfo(kLecture).fileName())) << error.toStdString();
+    EXPECT_FALSE(refused.replaying());
+}
+
+// Issue 21, item 15: Qt took `--name` as its own X11 option (-name), so the name never
+// reached the lecture.
+TEST(LiveClassroomUi, TheNameGivenOnTheCommandLineReachesTheLecturer) {
+    auto lecturerWindow = openLecture();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    QTemporaryDir config; // the students' apps keep their settings apart
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("XDG_CONFIG_HOME", config.path());
+    const QString url = lecturer.host()->urls().back(), code = lecturer.host()->code();
+    std::vector<std::unique_ptr<QProcess>> students;
+    for (const QStringList& name : {QStringList{"--name", "Ana Lima"}, QStringList{"--name=Bo"}}) {
+        auto p = std::make_unique<QProcess>();
+        p->setProcessEnvironment(env);
+        p->setProcessChannelMode(QProcess::ForwardedChannels);
+        p->start(ATRIUM_VIEWER, QStringList{"--join", url, "--code", code} + name);
+        ASSERT_TRUE(p->waitForStarted(10000));
+        students.push_back(std::move(p));
+    }
+    const auto names = [&] {
+        std::set<std::string> n;
+        for (const session::Member& m : lecturer.host()->roster()) n.insert(m.name);
+        return n;
+    };
+    std::set<std::string> joined;
+    waitFor([&] { return (joined = names()).size() == 2; }, 120);
+    for (auto& p : students) {
+        p->terminate();
+        if (!p->waitForFinished(10000)) p->kill();
+    }
+    EXPECT_EQ(joined, (std::set<std::string>{"Ana Lima", "Bo"}));
 }
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLiveClassroomUiTest"); }
