@@ -42,6 +42,7 @@ bool LiveLectureUi::openRecording(const QString& path, QString* error) {
     replayStarted_ = false; // the clock runs once the window is ready (replayReady)
     replayPath_ = path;
     replayNote_.clear();
+    replayWithoutLecture_ = false;
     dock_->show();
     reset();
     if (!openRecordedLecture(error)) {
@@ -56,7 +57,7 @@ bool LiveLectureUi::openRecording(const QString& path, QString* error) {
 
 bool LiveLectureUi::recordedLectureShown() {
     const std::optional<ContentId>& content = replay_->recording().content;
-    if (!content) return true; // a lecture of the heart alone
+    if (!content || replayWithoutLecture_) return true; // a lecture of the heart alone, or replayed without its lecture
     const Lecture* lecture = window_->lectureUi()->lecture();
     return lecture && hashOf(lecture->path()) == content->hash;
 }
@@ -88,6 +89,7 @@ bool LiveLectureUi::openRecordedLecture(QString* error) {
                                             QFileInfo(replayPath_).absolutePath(), "Lectures (*.atrium)");
         if (file.isEmpty()) { // declined: the camera, view and heart replay over the heart shown
             replayNote_ = "Without its lecture (" + name + "): its narratives and resources do not show.";
+            replayWithoutLecture_ = true;
             return true;
         }
         if (hashOf(file) != content.hash) {
@@ -114,6 +116,14 @@ bool LiveLectureUi::openRecordedLecture(QString* error) {
         return false;
     }
     return true;
+}
+
+void LiveLectureUi::recordedLectureFailed(const QString& why) {
+    if (!replay_ || replayStarted_ || recordedLectureShown()) return;
+    // The replay goes on over the heart shown rather than wait for nothing.
+    replayNote_ = "Its lecture could not be opened (" + (why.isEmpty() ? QString("cancelled") : why) + "): its narratives and resources do not show.";
+    replayWithoutLecture_ = true;
+    showReplayStatus();
 }
 
 bool LiveLectureUi::replayReady() {

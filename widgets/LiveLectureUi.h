@@ -7,18 +7,25 @@
 // publishes what changed: the camera (at up to 60 Hz while it moves, nothing while it
 // rests), the narrative's playback state, the view, the heart and the simulation's
 // parameters, the resource open in the resource viewer, and a pointer placed on the
-// heart with Alt+click. It can hold attention, record, and hand the floor to a student.
+// heart with Alt+click. It can hold attention, record, and hand the floor to a student
+// (its narrative then waits, on every screen, until the floor comes back). Closing the
+// window with students connected asks first.
 //
 // Student (Live > Join lecture, or `atrium --join ws://HOST:PORT --code CODE`): the
 // window follows - its camera plays the lecturer's through the adaptive buffer, its
 // narrative player runs from the lecturer's playback state (so the same overlays and
-// media show), and the view, heart and resources follow - until the student takes the
+// media show), the view, heart and resources follow - a lecture's baked beat plays held
+// to the lecturer's phase - until the student takes the
 // mouse or a navigation key to explore; F returns to following. While the lecturer
 // holds attention, exploring is refused. A student given the floor drives everyone.
 // When the connection drops, the view stays and the transport reconnects and resyncs.
 //
 // Replay (Live > Replay recording): a recorded lecture drives the window as the live one
-// did, with play, pause and seeking.
+// did, with play, pause and seeking, once the lecture it names is open and shown.
+//
+// One class over three files by role: LiveLectureUi.cpp (menu, panel, the student, and
+// applying a session's state, which student and replay share), LiveLectureLecturer.cpp
+// and LiveLectureReplay.cpp.
 
 #include "session/PoseBuffer.h"
 #include "session/Protocol.h"
@@ -147,6 +154,8 @@ private:
     /// Opens the recorded lecture unless it is open; false with `error` when it cannot.
     bool openRecordedLecture(QString* error);
     void showReplayStatus();
+    /// The recorded lecture could not be opened: the replay starts without it.
+    void recordedLectureFailed(const QString& why);
     void toggleRecording(bool on);
     /// Lecturer: a student took the floor: pauses the narrative (remembering whether it
     /// played) and tells the students; the floor came back: plays it on.
@@ -172,6 +181,7 @@ private:
     bool replayStarted_ = false; ///< the window was ready: the replay's clock runs
     QString replayPath_;
     QString replayNote_;         ///< about the recording's lecture, for the panel
+    bool replayWithoutLecture_ = false; ///< its lecture was declined or failed to open
 
     // Lecturer: what was published last.
     session::PoseSampler sampler_;
