@@ -30,6 +30,7 @@
 #include <QSpinBox>
 #include <QUrl>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
@@ -186,9 +187,13 @@ bool LiveLectureUi::confirmQuit() {
     if (!host_ || !interactive_) return true;
     const std::vector<Member> roster = host_->roster();
     if (roster.empty()) return true;
-    QMessageBox box(QMessageBox::Question, "End the lecture?",
-                    roster.size() == 1 ? QString("A student is connected to your lecture.")
-                                       : QString("%1 students are connected to your lecture.").arg(roster.size()),
+    const auto students = std::size_t(
+        std::count_if(roster.begin(), roster.end(), [](const Member& m) { return m.role != Role::Lecturer; }));
+    const QString who = students < roster.size() ? QString("%1 people (students and a lecturer driving from elsewhere) are")
+                                                       .arg(roster.size())
+                        : students == 1 ? QString("A student is")
+                                        : QString("%1 students are").arg(students);
+    QMessageBox box(QMessageBox::Question, "End the lecture?", who + " connected to your lecture.",
                     QMessageBox::Yes | QMessageBox::Cancel, window_);
     box.setObjectName("quitLectureQuestion");
     box.setInformativeText("Quitting ends the lecture for them: their apps keep trying to reconnect until you start it "
