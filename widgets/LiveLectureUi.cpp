@@ -211,7 +211,8 @@ void LiveLectureUi::stop() {
     replay_.reset();
     applied_.reset();
     presenting_ = false;
-    if (narrativeHeldForFloor_) resumeNarrativeAfterFloor();
+    // A narrative paused for a presenter stays paused (the lecturer plays it on), its camera theirs again.
+    narrativeHeldForFloor_ = narrativeResumesAfterFloor_ = false;
     window_->narratives()->playback()->setCameraYielded(false);
     hold_->setChecked(false);
     record_->setChecked(false);
