@@ -269,7 +269,9 @@ SimState LiveLectureUi::currentSim(double now) const {
     s.phase = std::clamp(snapshot ? snapshot->cyclePhase : 0.0, 0.0, 0.999999);
     if (v.heartPhase) s.phase = *v.heartPhase;
     s.at = now;
-    s.rateBpm = c.heartRateBpm;
+    // The rate the heart shown really beats at: a baked beat plays at its own, whatever
+    // rate was chosen (students extrapolate its phase at this rate).
+    s.rateBpm = snapshot && snapshot->heartRateBpm > 0.0 ? snapshot->heartRateBpm : c.heartRateBpm;
     s.particles = c.particleBudget;
     s.viscosity = c.viscosityMilliPaS;
     s.soundSpeed = c.soundSpeed;

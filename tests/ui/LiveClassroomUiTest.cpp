@@ -180,6 +180,39 @@ TEST(LiveClassroomUi, AStudentPlaysTheLecturesBakedBeatHeldToTheLecturersHeart) 
     }, 20)) << "the speed legends differ";
 }
 
+// A baked beat plays at its own rate, whatever rate the lecturer's window was set to (a
+// rate kept from an earlier session). The session says the rate the lecturer's heart
+// really beats at, which students and scripts extrapolate its phase with (a wrong one
+// also restarted each student's blood when the rate arrived).
+TEST(LiveClassroomUi, TheStudentsBeatKeepsStepAtTheRateTheBeatPlays) {
+    auto lecturerWindow = openLecture();
+    auto studentWindow = openLecture();
+    ASSERT_NE(bakedPlayer(*lecturerWindow), nullptr);
+    const double beatBpm = 60.0 / bakedPlayer(*lecturerWindow)->cycleSeconds();
+    narrative::ViewState faster;
+    faster.heartRateBpm = beatBpm * 1.3;
+    lecturerWindow->applyViewState(faster);
+    ASSERT_TRUE(waitFor([&] { return bakedPlayer(*lecturerWindow) && bakedPlayer(*lecturerWindow)->beat(); }, 30));
+
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    LiveLectureUi student(studentWindow.get(), service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    ASSERT_TRUE(student.join({lecturer.host()->urls().back(), lecturer.host()->code(), "Ana", std::nullopt}));
+    ASSERT_TRUE(waitFor([&] { return student.guest()->synced(); }, 20));
+    QTest::qWait(500); // settled
+
+    // Over 3 s the student's beat stays in step (within a frame or two of a busy machine).
+    double worst = 0.0;
+    waitFor([&] {
+        if (bakedPlayer(*studentWindow) && bakedPlayer(*lecturerWindow))
+            worst = std::max(worst, phaseApart(bakedPlayer(*lecturerWindow)->phase(), bakedPlayer(*studentWindow)->phase()));
+        return false;
+    }, 3.0);
+    EXPECT_LT(worst, 0.1) << "of a cycle between the two beats";
+    EXPECT_NEAR(lecturer.host()->state().sim.rateBpm, beatBpm, 1e-6) << "the rate the lecturer's heart beats at";
+}
+
 // Issue 21, item 15: closing the lecturer's window ended the lecture for every student
 // without a word.
 TEST(LiveClassroomUi, QuittingWithStudentsConnectedAsksFirst) {
