@@ -26,6 +26,7 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QFile>
+#include <QFileDialog>
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QProcess>
@@ -360,6 +361,67 @@ TEST(LiveClassroomUi, AReplayOpensItsLectureAndStartsOnceTheWindowIsReady) {
     qputenv("XDG_CACHE_HOME", cacheBefore);
     EXPECT_TRUE(error.contains(QFileInfo(kLecture).fileName())) << error.toStdString();
     EXPECT_FALSE(refused.replaying());
+}
+
+// The same with nothing to find: the window asks for the lecture, refuses a file that is
+// not it, and starts once the right one is shown.
+TEST(LiveClassroomUi, AReplayAsksForItsLectureWhenItCannotFindIt) {
+    QTemporaryDir recordings, lectures;
+    const QString file = recordings.filePath("lecture.atriumrec");
+    {
+        auto lecturerWindow = openLecture();
+        auto service = std::make_shared<app::LiveTransport>();
+        LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+        ASSERT_TRUE(lecturer.startLecture(0));
+        ASSERT_TRUE(lecturer.startRecording(file));
+        lecturerWindow->sceneView()->camera().setPose(narrative::CameraPose({3, -150, 10}, 0.1, 0));
+        QTest::qWait(300);
+        lecturer.stopRecording();
+    }
+    const QString lecture = lectures.filePath("renamed.atrium"), wrong = lectures.filePath("another.atrium");
+    ASSERT_TRUE(QFile::copy(kLecture, lecture));
+    {
+        QFile junk(wrong);
+        ASSERT_TRUE(junk.open(QIODevice::WriteOnly));
+        junk.write("not this lecture");
+    }
+    const QByteArray cacheBefore = qgetenv("XDG_CACHE_HOME");
+    qputenv("XDG_CACHE_HOME", lectures.path().toUtf8()); // no downloaded copy
+
+    widgets::ViewerOptions own;
+    own.source = heart::HeartSource::fromPreset("adult");
+    auto window = openWindow(own);
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi replay(window.get(), service, true);
+    // The file dialog: the wrong file first (refused with a warning), then the lecture.
+    QStringList answers{wrong, lecture};
+    QStringList titles, warnings;
+    QTimer answer;
+    answer.setInterval(20);
+    QObject::connect(&answer, &QTimer::timeout, [&] {
+        QWidget* modal = QApplication::activeModalWidget();
+        if (auto* dialog = qobject_cast<QFileDialog*>(modal); dialog && !answers.isEmpty()) {
+            titles << dialog->windowTitle();
+            dialog->selectFile(answers.takeFirst());
+            static_cast<QDialog*>(dialog)->accept(); // QFileDialog::accept: as its Open button
+        } else if (auto* box = qobject_cast<QMessageBox*>(modal)) {
+            warnings << box->text();
+            box->accept();
+        }
+    });
+    answer.start();
+    QString error;
+    const bool opened = replay.openRecording(file, &error);
+    answer.stop();
+    qputenv("XDG_CACHE_HOME", cacheBefore);
+    ASSERT_TRUE(opened) << error.toStdString();
+    ASSERT_EQ(titles.size(), 2) << "asked " << titles.size() << " times";
+    EXPECT_TRUE(titles[0].contains(QFileInfo(kLecture).fileName())) << titles[0].toStdString();
+    ASSERT_EQ(warnings.size(), 1);
+    EXPECT_TRUE(warnings[0].contains("another.atrium is not the lecture")) << warnings[0].toStdString();
+    ASSERT_TRUE(waitFor([&] { return replay.replayRunning(); }, 240)) << "the replay did not start";
+    ASSERT_NE(window->lectureUi()->lecture(), nullptr);
+    EXPECT_EQ(QFileInfo(window->lectureUi()->lecture()->path()).fileName(), "renamed.atrium");
 }
 
 // Issue 21, item 15: Qt took `--name` as its own X11 option (-name), so the name never
