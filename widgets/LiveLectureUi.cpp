@@ -1,4 +1,9 @@
+// LiveLectureUi: the menu, the panel and what the roles share - joining and following
+// (the student), applying a session's state to the window (student and replay), every
+// frame and the view's input. The lecturer's side is in LiveLectureLecturer.cpp, the
+// replay's in LiveLectureReplay.cpp.
 #include "widgets/LiveLectureUi.h"
+#include "widgets/LiveLectureShared.h"
 
 #include "session/ContentIdentity.h"
 #include "session/Recording.h"
@@ -44,6 +49,7 @@
 namespace atrium::widgets {
 
 using namespace atrium::session;
+using live_detail::phaseDistance;
 
 namespace {
 
@@ -56,17 +62,6 @@ narrative::ViewState toViewState(const ViewSettings& v) {
     s.wireframe = v.wireframe;
     s.bloodVisible = v.blood;
     return s;
-}
-
-bool sameNarrative(const NarrativeState& a, const NarrativeState& b, double now) {
-    return a.index == b.index && a.playing == b.playing && a.loop == b.loop && a.keys == b.keys && a.entry == b.entry &&
-           std::abs(a.timeAt(now) - b.timeAt(now)) < 0.05;
-}
-
-/// The distance between two heart phases around the cycle, 0..0.5.
-double phaseDistance(double a, double b) {
-    const double d = std::abs(a - b);
-    return std::min(d, 1.0 - d);
 }
 
 bool isNavigationKey(int key) {
@@ -95,12 +90,15 @@ LiveLectureUi::LiveLectureUi(MainWindow* window, std::shared_ptr<LiveSessionServ
     pointer_->hide();
     buildActions();
     window->sceneView()->installEventFilter(this);
+    window->installEventFilter(this); // quitting while students are connected asks first
     connect(window->sceneView(), &SceneView::cameraAdvanced, this, &LiveLectureUi::onFrame);
     connect(window->lectureUi(), &LectureUi::lectureChanged, this, [this](const QString& title) {
         // A lecture opened (e.g. the one just downloaded): its narratives and resources
         // can now follow the lecturer.
         if (!title.isEmpty() && guest_ && applied_) applyState(*applied_, guest_->lecturerNow(), true);
     });
+
+    connect(window->lectureUi(), &LectureUi::openFailed, this, &LiveLectureUi::recordedLectureFailed);
 
     connect(panel_->holdButton(), &QPushButton::toggled, this, &LiveLectureUi::setHoldAttention);
     connect(panel_->recordButton(), &QPushButton::toggled, this, &LiveLectureUi::toggleRecording);
@@ -176,89 +174,6 @@ void LiveLectureUi::showMessage(const QString& text, int ms) { window_->statusBa
 
 // ---- starting and stopping -------------------------------------------------------------
 
-bool LiveLectureUi::startLecture(int port, QString* error, bool selfSigned) {
-    stop();
-    LiveHostOptions o;
-    o.port = port;
-    o.selfSigned = selfSigned;
-    if (Lecture* lecture = window_->lectureUi()->lecture()) o.package = lecture->path().toStdString();
-    // The same lecture again (the app restarted): its port and code first, then its code
-    // on any port (the old one is taken), then a new start.
-    std::vector<LiveHostOptions> tries;
-    const auto resumed = resumable(o);
-    if (resumed) {
-        LiveHostOptions again = o;
-        again.code = resumed->second;
-        if (port == 0) again.port = resumed->first;
-        tries.push_back(again);
-        if (again.port != port) {
-            again.port = port;
-            tries.push_back(again);
-        }
-    }
-    tries.push_back(o);
-    QString why;
-    for (const LiveHostOptions& t : tries) {
-        try {
-            host_ = service_->host(t);
-            break;
-        } catch (const std::exception& e) {
-            why = e.what();
-        }
-    }
-    if (!host_) {
-        if (error) *error = QString("Cannot start the lecture: %1").arg(why);
-        return false;
-    }
-    rememberStart(o);
-    host_->setNotify(newsPoster());
-    sampler_.reset();
-    sentNarrative_.reset();
-    sentSim_.reset();
-    sentView_.reset();
-    sentResource_.reset();
-    panel_->showHosting(host_->code(), host_->urls(), host_->secret(), host_->fingerprint());
-    dock_->show();
-    reset();
-    publish();
-    if (resumed && resumed->second == host_->code())
-        showMessage("Lecturing again with the code " + host_->code() + ": students still connected rejoin by themselves", 15000);
-    else
-        showMessage("Lecturing: students join at " + host_->urls().front() + " with the code " + host_->code(), 15000);
-    Q_EMIT statusChanged();
-    return true;
-}
-
-namespace {
-QString lectureKey(const LiveHostOptions& o) {
-    return o.package ? QString::fromStdString(std::filesystem::absolute(*o.package).lexically_normal().string()) : QString();
-}
-} // namespace
-
-std::optional<std::pair<int, QString>> LiveLectureUi::resumable(const LiveHostOptions& o) const {
-    if (!window_->persistsSettings()) return std::nullopt;
-    const QSettings s;
-    const QDateTime started = s.value("live/started").toDateTime();
-    if (!started.isValid() || started.secsTo(QDateTime::currentDateTimeUtc()) > kResumeHours * 3600) return std::nullopt;
-    if (s.value("live/lecture").toString() != lectureKey(o) || s.value("live/secure").toBool() != o.selfSigned)
-        return std::nullopt;
-    const int port = s.value("live/port").toInt();
-    const QString code = s.value("live/code").toString();
-    static const QRegularExpression kCode("^[A-Z0-9]{4,12}$"); // as atrium-session serve --code
-    if (port <= 0 || port > 65535 || !kCode.match(code).hasMatch()) return std::nullopt;
-    return std::pair{port, code};
-}
-
-void LiveLectureUi::rememberStart(const LiveHostOptions& o) const {
-    if (!window_->persistsSettings() || !host_) return;
-    QSettings s;
-    s.setValue("live/lecture", lectureKey(o));
-    s.setValue("live/secure", o.selfSigned);
-    s.setValue("live/port", QUrl(host_->urls().front()).port());
-    s.setValue("live/code", host_->code());
-    s.setValue("live/started", QDateTime::currentDateTimeUtc());
-}
-
 bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {
     stop();
     LiveJoinOptions o = given;
@@ -288,27 +203,6 @@ bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {
     return true;
 }
 
-bool LiveLectureUi::openRecording(const QString& path, QString* error) {
-    stop();
-    try {
-        replay_ = std::make_unique<SessionReplay>(Recording::read(path.toStdString()));
-    } catch (const std::exception& e) {
-        if (error) *error = e.what();
-        return false;
-    }
-    applied_.reset();
-    replayAt_ = 0.0;
-    replayPlaying_ = true;
-    replayClock_.start();
-    panel_->showStatus("Replaying " + QFileInfo(path).fileName() +
-                       (replay_->recording().cutShort ? " (cut short: it ends where its lecture stopped)" : ""));
-    panel_->showReplay(0.0, replayLength(), true);
-    dock_->show();
-    reset();
-    Q_EMIT statusChanged();
-    return true;
-}
-
 void LiveLectureUi::stop() {
     if (host_ && host_->recording()) stopRecording();
     const bool wasActive = host_ || guest_ || replay_;
@@ -317,6 +211,9 @@ void LiveLectureUi::stop() {
     replay_.reset();
     applied_.reset();
     presenting_ = false;
+    // A narrative paused for a presenter stays paused (the lecturer plays it on), its camera theirs again.
+    narrativeHeldForFloor_ = narrativeResumesAfterFloor_ = false;
+    window_->narratives()->playback()->setCameraYielded(false);
     hold_->setChecked(false);
     record_->setChecked(false);
     reset();
@@ -324,27 +221,6 @@ void LiveLectureUi::stop() {
 }
 
 // ---- the menu's dialogs ----------------------------------------------------------------
-
-void LiveLectureUi::askStart() {
-    QDialog dialog(window_);
-    dialog.setWindowTitle("Start lecture");
-    auto* form = new QFormLayout(&dialog);
-    auto* port = new QSpinBox(&dialog);
-    port->setRange(0, 65535);
-    port->setSpecialValueText("any free port");
-    port->setToolTip("The port students connect to; 0 lets the system choose a free one");
-    auto* secure = new QCheckBox("Private: encrypt with a classroom certificate (wss://)", &dialog);
-    secure->setToolTip("Students then tick \"Accept a classroom certificate\" when they join; compare the fingerprint shown");
-    form->addRow("Port", port);
-    form->addRow(secure);
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Ok | QDialogButtonBox::Cancel, &dialog);
-    form->addRow(buttons);
-    connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
-    connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
-    if (dialog.exec() != QDialog::Accepted) return;
-    QString error;
-    if (!startLecture(port->value(), &error, secure->isChecked())) QMessageBox::warning(window_, "Atrium", error);
-}
 
 void LiveLectureUi::askJoin() {
     QDialog dialog(window_);
@@ -371,162 +247,6 @@ void LiveLectureUi::askJoin() {
                selfSigned->isChecked()},
               &error))
         QMessageBox::warning(window_, "Atrium", error);
-}
-
-void LiveLectureUi::askReplay() {
-    const QString path = QFileDialog::getOpenFileName(window_, "Replay recording", {}, "Lecture recordings (*.atriumrec *.atriumrec.partial);;All files (*)");
-    if (path.isEmpty()) return;
-    QString error;
-    if (!openRecording(path, &error)) QMessageBox::warning(window_, "Atrium", error);
-}
-
-// ---- lecturer --------------------------------------------------------------------------
-
-void LiveLectureUi::setHoldAttention(bool hold) {
-    if (!host_) return;
-    host_->drive(msg::AttentionMode{0, hold ? Attention::Hold : Attention::Free});
-    hold_->setChecked(hold);
-    showMessage(hold ? "Attention held: every student follows your view" : "Attention released: students may explore");
-}
-
-void LiveLectureUi::setSharingResources(bool share) { share_->setChecked(share); }
-bool LiveLectureUi::sharingResources() const { return share_->isChecked(); }
-
-bool LiveLectureUi::handFloor(std::optional<int> member) {
-    if (!host_ || !host_->drive(msg::Floor{0, member})) return false;
-    sampler_.reset(); // when the floor comes back, the lecturer's view is sent afresh
-    showMessage(member ? "A student presents: their view drives everyone's" : "You have the floor again");
-    return true;
-}
-
-bool LiveLectureUi::startRecording(const QString& path, QString* error) {
-    if (!host_) return false;
-    try {
-        const std::filesystem::path kept = host_->startRecording(path.toStdString());
-        if (!kept.empty())
-            showMessage("An unfinished recording found there (a lecture that did not end) was kept as " +
-                        QString::fromStdString(kept.filename().string()));
-    } catch (const std::exception& e) {
-        if (error) *error = e.what();
-        return false;
-    }
-    const QSignalBlocker block(record_);
-    record_->setChecked(true);
-    return true;
-}
-
-void LiveLectureUi::stopRecording() {
-    if (!host_ || !host_->recording()) return;
-    try {
-        const auto n = host_->stopRecording();
-        showMessage(QString("Recording saved (%1 messages)").arg(n));
-    } catch (const std::exception& e) {
-        showMessage(QString("The recording could not be saved: %1").arg(e.what()));
-    }
-    const QSignalBlocker block(record_);
-    record_->setChecked(false);
-}
-
-void LiveLectureUi::toggleRecording(bool on) {
-    if (!host_) return;
-    if (!on) return stopRecording();
-    if (host_->recording()) return;
-    const QString path = interactive_ ? QFileDialog::getSaveFileName(window_, "Record lecture", "lecture.atriumrec",
-                                                                     "Lecture recordings (*.atriumrec)")
-                                      : QString();
-    QString error;
-    if (path.isEmpty() || !startRecording(path, &error)) {
-        const QSignalBlocker block(panel_->recordButton());
-        panel_->recordButton()->setChecked(false);
-        if (!error.isEmpty()) QMessageBox::warning(window_, "Atrium", "Cannot record: " + error);
-    }
-}
-
-NarrativeState LiveLectureUi::currentNarrative(double now) const {
-    const NarrativePlayback* pb = window_->narratives()->playback();
-    NarrativeState n;
-    n.at = now;
-    if (!pb->active()) return n;
-    n.index = window_->narratives()->editor()->currentIndex();
-    n.time = pb->player().time();
-    n.playing = pb->playing();
-    n.loop = pb->loop();
-    n.keys = pb->player().keyPresses();
-    n.entry = pb->player().options().entryFrom;
-    return n;
-}
-
-SimState LiveLectureUi::currentSim(double now) const {
-    const narrative::ViewState v = window_->currentViewState();
-    const SimulationChoices& c = window_->simulationChoices();
-    SimState s;
-    s.running = v.heartRunning.value_or(true);
-    const auto snapshot = window_->sceneView()->shownSnapshot();
-    s.phase = std::clamp(snapshot ? snapshot->cyclePhase : 0.0, 0.0, 0.999999);
-    if (v.heartPhase) s.phase = *v.heartPhase;
-    s.at = now;
-    s.rateBpm = c.heartRateBpm;
-    s.particles = c.particleBudget;
-    s.viscosity = c.viscosityMilliPaS;
-    s.soundSpeed = c.soundSpeed;
-    s.resets = resets_;
-    return s;
-}
-
-ViewSettings LiveLectureUi::currentView() const {
-    const narrative::ViewState v = window_->currentViewState();
-    ViewSettings s;
-    s.colouring = v.colouring.value_or(s.colouring);
-    s.fluid = v.fluid.value_or(s.fluid);
-    s.opacity = v.wallOpacity.value_or(s.opacity);
-    s.clipping = v.clipping.value_or(s.clipping);
-    s.clipping.offset = std::clamp(s.clipping.offset, -1.0, 1.0);
-    s.wireframe = v.wireframe.value_or(false);
-    s.blood = v.bloodVisible.value_or(true);
-    return s;
-}
-
-void LiveLectureUi::publish() {
-    if (!host_) return;
-    if (const SessionState s = host_->state(); s.floor) { // a student presents: show their view here too
-        if (s.pose) window_->sceneView()->camera().setPose(s.pose->pose);
-        return;
-    }
-    const double now = host_->now();
-    for (const PoseSample& s : sampler_.update(window_->sceneView()->camera().pose(), now)) host_->drive(msg::Pose{s});
-
-    const NarrativeState n = currentNarrative(now);
-    if (!sentNarrative_ || !sameNarrative(*sentNarrative_, n, now)) {
-        host_->drive(msg::Narrative{0, n});
-        sentNarrative_ = n;
-    }
-    const ViewSettings v = currentView();
-    if (!sentView_ || !(*sentView_ == v)) {
-        host_->drive(msg::View{0, v});
-        sentView_ = v;
-    }
-    const void* source = window_->sceneView()->bloodSource();
-    if (source != bloodSource_ && bloodSource_ && source) ++resets_; // the blood was started again
-    bloodSource_ = source;
-    SimState s = currentSim(now);
-    const bool changed = !sentSim_ || sentSim_->running != s.running || sentSim_->rateBpm != s.rateBpm ||
-                         sentSim_->particles != s.particles || sentSim_->viscosity != s.viscosity ||
-                         sentSim_->soundSpeed != s.soundSpeed || sentSim_->resets != s.resets ||
-                         (!s.running && std::abs(sentSim_->phase - s.phase) > 1e-3) ||
-                         // a heart that falls behind real time (a slow simulation): say where it is
-                         (s.running && phaseDistance(sentSim_->phaseAt(now), s.phase) > 0.02);
-    if (changed) {
-        host_->drive(msg::Sim{0, s});
-        sentSim_ = s;
-    }
-    const std::string shown = window_->lectureUi()->resourceViewer()->isVisible()
-                                  ? window_->lectureUi()->resourceViewer()->shownId()
-                                  : std::string();
-    const std::optional<std::string> resource = shown.empty() || !share_->isChecked() ? std::nullopt : std::optional(shown);
-    if (resource != sentResource_) {
-        host_->drive(msg::Resource{0, resource});
-        sentResource_ = resource;
-    }
 }
 
 // ---- student ---------------------------------------------------------------------------
@@ -606,10 +326,14 @@ void LiveLectureUi::applyState(const SessionState& s, double now, bool force) {
         if (mine != presenting_) {
             presenting_ = mine;
             sampler_.reset();
+            if (mine) window_->narratives()->playback()->stop(); // the presenter's camera is their own
             showMessage(mine ? "You have the floor: your view drives everyone's until the lecturer takes it back"
                              : "The lecturer has the floor again");
         }
     }
+    // While a student presents, the narrative waits (the lecturer paused it) and the
+    // camera is the presenter's.
+    window_->narratives()->playback()->setCameraYielded(s.floor.has_value());
     const bool follow = replay_ || (guest_ && guest_->following() && !presenting_);
     if (!follow) return;
     // The narrative first: its nodes' view states, then the lecturer's own view and heart over them.
@@ -689,20 +413,21 @@ void LiveLectureUi::applyPointer(const std::optional<Pointer>& pointer) {
     pointer_->show();
 }
 
+std::string LiveLectureUi::hashOf(const QString& path) {
+    if (hashed_.first == path) return hashed_.second;
+    std::string hash;
+    try {
+        if (const auto id = contentIdOf(path.toStdString())) hash = id->hash;
+    } catch (const std::exception&) {
+    }
+    hashed_ = {path, hash};
+    return hash;
+}
+
 void LiveLectureUi::checkContent(const std::optional<ContentId>& content) {
     contentNote_.clear();
     if (!content || !guest_) return;
     Lecture* lecture = window_->lectureUi()->lecture();
-    auto hashOf = [this](const QString& path) -> std::string { // hashed once per file
-        if (hashed_.first == path) return hashed_.second;
-        std::string hash;
-        try {
-            if (const auto id = contentIdOf(path.toStdString())) hash = id->hash;
-        } catch (const std::exception&) {
-        }
-        hashed_ = {path, hash};
-        return hash;
-    };
     if (lecture && hashOf(lecture->path()) == content->hash) return;
     // Not the lecturer's lecture: open the copy downloaded before, or download it now.
     const QString cached = PackageDownload::cachedPath(*content);
@@ -766,17 +491,7 @@ void LiveLectureUi::onFrame(double) {
                 applyNarrative(applied_->narrative, now);
         }
     } else if (replay_) {
-        const double length = replayLength();
-        double at = replayAt_ + (replayPlaying_ ? replayClock_.elapsed() / 1000.0 : 0.0);
-        if (at >= length && replayPlaying_) {
-            at = length;
-            setReplayPlaying(false);
-        }
-        const double t = replay_->start() + at;
-        const SessionState s = replay_->stateAt(t);
-        if (!applied_ || !(s == *applied_)) applyState(s, t);
-        if (const auto pose = replay_->poseAt(t)) view->camera().setPose(*pose);
-        panel_->showReplay(at, length, replayPlaying_);
+        stepReplay();
     }
     // The pointer follows its point on the heart (the lecturer's own, or the one received).
     if (pointer_->isVisible()) {
@@ -786,28 +501,14 @@ void LiveLectureUi::onFrame(double) {
     }
 }
 
-// ---- replay ----------------------------------------------------------------------------
-
-double LiveLectureUi::replayLength() const { return replay_ ? replay_->end() - replay_->start() : 0.0; }
-
-void LiveLectureUi::seekReplay(double seconds) {
-    if (!replay_) return;
-    replayAt_ = std::clamp(seconds, 0.0, replayLength());
-    replayClock_.restart();
-    if (applied_) applyState(replay_->stateAt(replay_->start() + replayAt_), replay_->start() + replayAt_, true);
-}
-
-void LiveLectureUi::setReplayPlaying(bool playing) {
-    if (!replay_) return;
-    replayAt_ = std::min(replayLength(), replayAt_ + (replayPlaying_ ? replayClock_.elapsed() / 1000.0 : 0.0));
-    if (playing && replayAt_ >= replayLength()) replayAt_ = 0.0;
-    replayPlaying_ = playing;
-    replayClock_.restart();
-}
-
 // ---- input -------------------------------------------------------------------------------------
 
 bool LiveLectureUi::eventFilter(QObject* watched, QEvent* event) {
+    if (watched == window_ && event->type() == QEvent::Close) {
+        if (confirmQuit()) return false;
+        event->ignore();
+        return true;
+    }
     if (watched != window_->sceneView()) return false;
     const auto type = event->type();
     // The lecturer points at the heart with Alt+click (Alt+click off the heart removes it).

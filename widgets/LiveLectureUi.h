@@ -7,18 +7,25 @@
 // publishes what changed: the camera (at up to 60 Hz while it moves, nothing while it
 // rests), the narrative's playback state, the view, the heart and the simulation's
 // parameters, the resource open in the resource viewer, and a pointer placed on the
-// heart with Alt+click. It can hold attention, record, and hand the floor to a student.
+// heart with Alt+click. It can hold attention, record, and hand the floor to a student
+// (its narrative then waits, on every screen, until the floor comes back). Closing the
+// window with students connected asks first.
 //
 // Student (Live > Join lecture, or `atrium --join ws://HOST:PORT --code CODE`): the
 // window follows - its camera plays the lecturer's through the adaptive buffer, its
 // narrative player runs from the lecturer's playback state (so the same overlays and
-// media show), and the view, heart and resources follow - until the student takes the
+// media show), the view, heart and resources follow - a lecture's baked beat plays held
+// to the lecturer's phase - until the student takes the
 // mouse or a navigation key to explore; F returns to following. While the lecturer
 // holds attention, exploring is refused. A student given the floor drives everyone.
 // When the connection drops, the view stays and the transport reconnects and resyncs.
 //
 // Replay (Live > Replay recording): a recorded lecture drives the window as the live one
-// did, with play, pause and seeking.
+// did, with play, pause and seeking, once the lecture it names is open and shown.
+//
+// One class over three files by role: LiveLectureUi.cpp (menu, panel, the student, and
+// applying a session's state, which student and replay share), LiveLectureLecturer.cpp
+// and LiveLectureReplay.cpp.
 
 #include "session/PoseBuffer.h"
 #include "session/Protocol.h"
@@ -66,7 +73,11 @@ public:
     /// Connects to a lecture; the transport keeps trying in the background. False with
     /// `error` for a bad URL.
     bool join(const LiveJoinOptions& options, QString* error = nullptr);
-    /// Replays a recording in the window. False with `error` for a bad file.
+    /// Replays a recording in the window (LiveLectureReplay.cpp). When the recording names
+    /// a lecture that is not open, it is opened: found by its hash beside the recording,
+    /// among the downloaded lectures or the recent ones, or asked for (interactive). The
+    /// replay starts once that lecture and its heart are shown. False with `error` for a
+    /// bad file, or (not interactive) a lecture that cannot be found or opened.
     bool openRecording(const QString& path, QString* error = nullptr);
     /// Ends the lecture, leaves it or closes the replay.
     void stop();
@@ -90,6 +101,10 @@ public:
     void seekReplay(double seconds);
     void setReplayPlaying(bool playing);
     double replayLength() const;
+    /// Seconds into the recording shown now.
+    double replayPosition() const;
+    /// Whether the replay runs now (false while it waits for its lecture, or paused).
+    bool replayRunning() const { return replay_ && replayStarted_ && replayPlaying_; }
 
     QMenu* menu() const { return menu_; }
     LiveLecturePanel* panel() const { return panel_; }
@@ -118,6 +133,9 @@ private:
     /// downloaded by its hash from the lecturer's server.
     void checkContent(const std::optional<session::ContentId>& content);
     void openDownloaded(const QString& path);
+    /// The content hash of the lecture file at `path` (empty when unreadable); the last
+    /// file's is kept, so that asking every frame costs nothing.
+    std::string hashOf(const QString& path);
     session::NarrativeState currentNarrative(double now) const;
     session::SimState currentSim(double now) const;
     session::ViewSettings currentView() const;
@@ -126,7 +144,26 @@ private:
     void askStart();
     void askJoin();
     void askReplay();
+    /// Replay (LiveLectureReplay.cpp): one frame of it, once the window is ready.
+    void stepReplay();
+    bool replayReady();
+    /// Whether the lecture open is the one the recording names (or it names none).
+    bool recordedLectureShown();
+    /// The recorded lecture's file: by its hash, beside the recording, downloaded, or recent.
+    QString findRecordedLecture();
+    /// Opens the recorded lecture unless it is open; false with `error` when it cannot.
+    bool openRecordedLecture(QString* error);
+    void showReplayStatus();
+    /// The recorded lecture could not be opened: the replay starts without it.
+    void recordedLectureFailed(const QString& why);
     void toggleRecording(bool on);
+    /// Lecturer: a student took the floor: pauses the narrative (remembering whether it
+    /// played) and tells the students; the floor came back: plays it on.
+    void holdNarrativeForFloor(double now);
+    void resumeNarrativeAfterFloor();
+    /// Lecturer quitting (the window closes): with students connected, asks whether to
+    /// end the lecture for them. True: close.
+    bool confirmQuit();
     void reset();
     /// The port and code of this lecture's last start, if recent (see startLecture()).
     std::optional<std::pair<int, QString>> resumable(const LiveHostOptions& o) const;
@@ -140,7 +177,11 @@ private:
     std::unique_ptr<session::SessionReplay> replay_;
     QElapsedTimer replayClock_;
     double replayAt_ = 0.0; ///< seconds into the recording when replayClock_ started
-    bool replayPlaying_ = false;
+    bool replayPlaying_ = false; ///< playing, or to play once started
+    bool replayStarted_ = false; ///< the window was ready: the replay's clock runs
+    QString replayPath_;
+    QString replayNote_;         ///< about the recording's lecture, for the panel
+    bool replayWithoutLecture_ = false; ///< its lecture was declined or failed to open
 
     // Lecturer: what was published last.
     session::PoseSampler sampler_;
@@ -150,6 +191,8 @@ private:
     std::optional<std::string> sentResource_;
     const void* bloodSource_ = nullptr; ///< a new one means the blood was started again
     int resets_ = 0;
+    bool narrativeHeldForFloor_ = false;      ///< a student has the floor: the narrative waits
+    bool narrativeResumesAfterFloor_ = false; ///< it played when the floor was handed
 
     // Student: what was applied last.
     std::optional<session::SessionState> applied_;

@@ -138,6 +138,9 @@ private:
     void showLoadedHeart(const LoadedHeart& heart);
     /// Starts the blood of the current heart as chosen: live, or baked (MainWindowFlow.cpp).
     void startBlood();
+    /// Real-time flow with a beat handed in (the lecture's, or --flow-file) that fits the
+    /// heart shown: that beat plays, and a bake of this window's own is not wanted.
+    bool playsSuppliedFlow() const;
     void connectFlow();
     /// The axes triad, scale bar, chamber labels, recording indicator and cardiac-cycle
     /// panel, with their View menu actions (MainWindowAnnotations.cpp).

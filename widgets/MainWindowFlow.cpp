@@ -86,6 +86,8 @@ void MainWindow::checkSuppliedFlow() {
     }
 }
 
+bool MainWindow::playsSuppliedFlow() const { return realTimeFlow() && supplied_ && !supplied_->awaitingHeart; }
+
 void MainWindow::startBlood() {
     if (!heart_) return;
     checkSuppliedFlow();
@@ -96,8 +98,8 @@ void MainWindow::startBlood() {
         view_->setBloodSource(std::make_shared<SimulationRunner>(heart_, anatomy_, rs, playPause_->isChecked()));
         return;
     }
-    if (supplied_ && !supplied_->awaitingHeart) {
-        if (baker_->busy()) baker_->cancel();
+    if (playsSuppliedFlow()) {
+        if (baker_->busy()) baker_->cancel(); // its end is ignored (connectFlow): this beat plays on
         return playBakedBeat(supplied_->beat, supplied_->origin);
     }
     // The heart beats in real time while its blood is baked (or read from the cache).
@@ -160,6 +162,7 @@ void MainWindow::saveBakedBeat() {
 void MainWindow::connectFlow() {
     connect(baker_, &FlowBaker::baked, this, [this](const std::shared_ptr<const heart::BakedBeat>& beat, bool) {
         if (!realTimeFlow()) return; // switched back to live meanwhile
+        if (playsSuppliedFlow()) return; // a lecture's beat came meanwhile and plays instead
         // A bake for other choices (changed meanwhile) is not this heart's.
         if (bakeAgain_ || beat->key != flowKey()) {
             bakeAgain_ = false;
@@ -173,6 +176,8 @@ void MainWindow::connectFlow() {
             return startBlood();
         }
         if (!realTimeFlow()) return;
+        // Cancelled because a beat handed in (the lecture's) replaced it: that beat plays on.
+        if (playsSuppliedFlow()) return;
         // Back to the live blood: cancelled, or it blew up.
         {
             const QSignalBlocker block(realTime_);

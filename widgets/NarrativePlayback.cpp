@@ -138,7 +138,7 @@ void NarrativePlayback::onFrame(double dt) {
 }
 
 void NarrativePlayback::show(const narrative::PlayerFrame& f) {
-    view_->camera().setPose(f.pose);
+    if (!cameraYielded_) view_->camera().setPose(f.pose);
     const narrative::Narrative& n = player_.narrative();
     if (f.node < 0 || f.node >= int(n.nodes.size())) return;
     const std::pair<int, int> at{f.cycle, f.node};

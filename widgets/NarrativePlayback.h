@@ -57,6 +57,12 @@ public:
     const narrative::NarrativePlayer& player() const { return player_; }
     narrative::PlayerFrame frame() const { return player_.frame(); }
 
+    /// While yielded, the narrative goes on showing its overlays and view states but the
+    /// camera is someone else's (a live lecture's presenter); it poses the camera again
+    /// from its next frame once taken back.
+    void setCameraYielded(bool yielded) { cameraYielded_ = yielded; }
+    bool cameraYielded() const { return cameraYielded_; }
+
     /// Nodes that wait for a key stay for their dwell time instead (video export).
     /// Takes effect when the narrative starts again.
     void setWaitsAsDwell(bool on) { waitsAsDwell_ = on; }
@@ -91,6 +97,7 @@ private:
     narrative::NarrativePlayer player_;
     bool active_ = false;
     bool waitsAsDwell_ = false;
+    bool cameraYielded_ = false;
     int narrativeIndex_ = -1;
     std::optional<std::pair<int, int>> viewApplied_;       // (cycle, node) whose view state is on
     std::optional<std::pair<int, int>> transitionApplied_; // (cycle, node) whose phase change started

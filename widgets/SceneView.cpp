@@ -164,7 +164,7 @@ void SceneView::goHome() {
 void SceneView::setColorQuantity(ColorQuantity quantity) {
     quantity_ = quantity;
     if (fixedRanges_[int(quantity)]) range_ = *fixedRanges_[int(quantity)];
-    else if (shown_ && shown_->values(quantity)) range_ = robustRange(quantity, *shown_->values(quantity));
+    else if (shown_ && shown_->values(quantity)) range_ = rangeTarget_ = robustRange(quantity, *shown_->values(quantity));
     showLegend();
     updateBloodVisibility();
     if (shown_) blood_->update(*shown_, quantity_, range_);
@@ -490,7 +490,9 @@ void SceneView::advanceFrame() {
     Q_EMIT cameraAdvanced(dt);
     if (source_) source_->advance(elapsed);
     ++ticks_;
-    takeSnapshot();
+    const bool fresh = takeSnapshot();
+    const bool eased = easeColorRange(elapsed);
+    if (shown_ && (fresh || eased)) blood_->update(*shown_, quantity_, range_);
     if (clipping_) updateClipPlane();
 
     ++fpsFrames_;
@@ -511,24 +513,37 @@ void SceneView::advanceFrame() {
     update();
 }
 
-void SceneView::takeSnapshot() {
-    if (!source_ || source_->publications() == shownPublication_) return;
+bool SceneView::takeSnapshot() {
+    if (!source_ || source_->publications() == shownPublication_) return false;
     shownPublication_ = source_->publications();
     auto snap = source_->latest();
-    if (!snap || snap == shown_) return;
-    // The legend's range eases over wall-clock time; the first snapshot sets it at once.
-    const double dt = shown_ ? snapshotClock_.restart() / 1000.0 : 1e3;
-    if (!shown_) snapshotClock_.start();
+    if (!snap || snap == shown_) return false;
+    const bool first = !shown_;
     shown_ = std::move(snap);
     wall_->update(*shown_);
     updateShell();
     if (const std::vector<float>* values = shown_->values(quantity_)) {
-        range_ = fixedRanges_[int(quantity_)] ? *fixedRanges_[int(quantity_)]
-                                              : smoothRange(range_, robustRange(quantity_, *values), dt);
-        showLegend();
+        rangeTarget_ = robustRange(quantity_, *values);
+        if (first && !fixedRanges_[int(quantity_)]) { // the first snapshot sets the legend at once
+            range_ = rangeTarget_;
+            showLegend();
+        }
     }
-    blood_->update(*shown_, quantity_, range_);
+    return true;
+}
 
+bool SceneView::easeColorRange(double seconds) {
+    if (!shown_ || !shown_->values(quantity_) || fixedRanges_[int(quantity_)]) return false;
+    if (range_.min == rangeTarget_.min && range_.max == rangeTarget_.max) return false;
+    // Eased over wall-clock time, every frame, also while the blood stands still (a held
+    // heart): the legend then settles on the values shown, the same on every screen that
+    // shows them, whatever came before.
+    range_ = smoothRange(range_, rangeTarget_, seconds);
+    const float span = std::max(rangeTarget_.max - rangeTarget_.min, 1e-6f);
+    if (std::abs(range_.min - rangeTarget_.min) < 1e-3f * span && std::abs(range_.max - rangeTarget_.max) < 1e-3f * span)
+        range_ = rangeTarget_;
+    showLegend();
+    return true;
 }
 
 void SceneView::send(const narrative::InputEvent& event) {

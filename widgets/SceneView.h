@@ -202,7 +202,10 @@ protected:
 
 private:
     void advanceFrame();
-    void takeSnapshot();
+    /// Shows the source's latest snapshot if it is new (true); its blood is then to be updated.
+    bool takeSnapshot();
+    /// Eases the automatic colour range `seconds` further towards the shown values' (true: moved).
+    bool easeColorRange(double seconds);
     void applyCamera(int width, int height, const narrative::CameraPose& pose);
     void send(const narrative::InputEvent& event);
     void updateCursor();
@@ -241,6 +244,7 @@ private:
 
     ColorQuantity quantity_ = ColorQuantity::Blood;
     ColorRange range_{0.f, 1.f};
+    ColorRange rangeTarget_{0.f, 1.f}; ///< the automatic range of the values shown, range_ eases to it
     std::array<std::optional<ColorRange>, 4> fixedRanges_;
     void showLegend();
     FluidMode fluidMode_ = FluidMode::Spheres;
@@ -250,7 +254,7 @@ private:
 
     std::vector<std::pair<QPointer<QWidget>, const ViewOverlay*>> overlays_;
     QTimer timer_;
-    QElapsedTimer clock_, snapshotClock_;
+    QElapsedTimer clock_;
     std::optional<double> fixedDt_;
     std::uint64_t frames_ = 0, framesWithBlood_ = 0, ticks_ = 0;
     double fps_ = 0.0;

@@ -42,8 +42,10 @@
 #include <csignal>
 #include <cstdio>
 #include <iostream>
+#include <memory>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include <fcntl.h>
 #include <sys/prctl.h>
@@ -127,6 +129,38 @@ std::optional<QString> authorise(package::ContentPackage& lecture, const QString
     return std::nullopt;
 }
 
+/// argv split in two: Atrium's own options with their values (in order), and the rest
+/// (Qt's options, the lecture file) for QApplication, which keeps qtArgv's strings.
+struct OwnArguments {
+    QStringList atrium;
+    int qtArgc = 0;
+    std::vector<char*> qtArgv;
+};
+
+OwnArguments takeOwnArguments(int argc, char** argv, const QList<QCommandLineOption>& options) {
+    OwnArguments out;
+    out.qtArgv.push_back(argv[0]);
+    for (int i = 1; i < argc; ++i) {
+        const QString arg = QString::fromLocal8Bit(argv[i]);
+        if (arg == "--") { // the rest is positional: Atrium's
+            for (; i < argc; ++i) out.atrium << QString::fromLocal8Bit(argv[i]);
+            break;
+        }
+        const QString name = arg.startsWith("--") ? arg.mid(2).section('=', 0, 0) : QString();
+        const auto own = std::find_if(options.begin(), options.end(),
+                                      [&](const QCommandLineOption& o) { return !name.isEmpty() && o.names().contains(name); });
+        if (own == options.end()) {
+            out.qtArgv.push_back(argv[i]);
+            continue;
+        }
+        out.atrium << arg;
+        if (!own->valueName().isEmpty() && !arg.contains('=') && i + 1 < argc) out.atrium << QString::fromLocal8Bit(argv[++i]);
+    }
+    out.qtArgc = int(out.qtArgv.size());
+    out.qtArgv.push_back(nullptr);
+    return out;
+}
+
 double percentile(std::vector<double> v, double q) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -152,14 +186,11 @@ int main(int argc, char** argv) {
     // Narratives' video and sound overlays: Qt Multimedia through FFmpeg, which Atrium
     // already depends on (its GStreamer backend would need codec packages of its own).
     if (qEnvironmentVariableIsEmpty("QT_MEDIA_BACKEND")) qputenv("QT_MEDIA_BACKEND", "ffmpeg");
-    QApplication app(argc, argv);
-    QApplication::setOrganizationName("Atrium");
-    QApplication::setApplicationName("Atrium");
 
     QCommandLineParser parser;
     parser.setApplicationDescription("Atrium: a beating heart with SPH blood, for teaching.");
     parser.addHelpOption();
-    parser.addOptions({
+    const QList<QCommandLineOption> atriumOptions{
         {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child).", "NAME"},
         {"volumes", "Show the heart of a 4D scan: a folder or printf pattern of volumes, one per phase.", "PATTERN"},
         {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase; once per chamber.", "PATTERN"},
@@ -200,10 +231,17 @@ int main(int argc, char** argv) {
         {"max-memory", "The most memory a heart file may declare, e.g. 8G (default: the memory available).", "SIZE"},
         {"units", "With --volumes or --meshes: the files' unit, mm (default), cm, m or um.", "UNIT"},
         {"scale", "With --volumes or --meshes: millimetres per unit of the files (e.g. 1000 for metres).", "F"},
-    });
+    };
+    parser.addOptions(atriumOptions);
     parser.addPositionalArgument("lecture", "A lecture to open: a content package (FILE.atrium) with its heart, narratives and "
                                             "resources.", "[FILE.atrium]");
-    parser.process(app);
+    // Qt reads its own options (-name, -display, ...) with two dashes too, and would take
+    // `--name Ana` for itself: Atrium's options leave argv before QApplication sees it.
+    OwnArguments own = takeOwnArguments(argc, argv, atriumOptions);
+    QApplication app(own.qtArgc, own.qtArgv.data());
+    QApplication::setOrganizationName("Atrium");
+    QApplication::setApplicationName("Atrium");
+    parser.process(QStringList{app.arguments().value(0, "atrium")} + own.atrium + app.arguments().mid(1));
     exitOnTerminationSignals(&app);
     widgets::scratch::removeStale(); // what viewers that were killed left in the temporary folder
     if (parser.isSet("screenshot") || parser.isSet("measure-frames")) {
@@ -447,7 +485,24 @@ int main(int argc, char** argv) {
                                    parser.isSet("self-signed")},
                                   &error))
             fail(error);
-        if (replaying && !live.openRecording(parser.value("replay"), &error)) fail(error, 2);
+        if (replaying) {
+            // After the lecture given beside it has opened (the replay opens the one it
+            // names, if another), so that the two do not open at once.
+            const auto openReplay = [&] {
+                QString why;
+                if (!live.openRecording(parser.value("replay"), &why)) fail(why, 2);
+            };
+            if (options.lecture) {
+                auto opened = std::make_shared<bool>(false);
+                const auto once = [opened, openReplay] {
+                    if (!std::exchange(*opened, true)) openReplay();
+                };
+                QObject::connect(window.lectureUi(), &widgets::LectureUi::lectureChanged, &live, once);
+                QObject::connect(window.lectureUi(), &widgets::LectureUi::openFailed, &live, once);
+            } else {
+                openReplay();
+            }
+        }
         return app.exec();
     }
 
