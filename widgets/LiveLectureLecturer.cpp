@@ -161,14 +161,17 @@ bool LiveLectureUi::handFloor(std::optional<int> member) {
     return true;
 }
 
-void LiveLectureUi::holdNarrativeForFloor(double now) {
+void LiveLectureUi::holdNarrativeForFloor(double now, bool announce) {
     // The presenter speaks: the lecturer's narrative waits where it is (its overlays stay,
-    // its camera is the presenter's), on every screen, until the floor comes back.
+    // its camera is the presenter's), on every screen, until the floor comes back. A
+    // lecturer driving from elsewhere sends their own narrative: this window then only
+    // waits (`announce` false), announcing nothing that would cross theirs.
     NarrativePlayback* pb = window_->narratives()->playback();
     narrativeHeldForFloor_ = true;
     narrativeResumesAfterFloor_ = pb->playing();
     pb->pause();
     pb->setCameraYielded(true);
+    if (!announce) return;
     const NarrativeState n = currentNarrative(now);
     if (!sentNarrative_ || !sameNarrative(*sentNarrative_, n, now)) {
         host_->drive(msg::Narrative{0, n});
@@ -295,8 +298,14 @@ ViewSettings LiveLectureUi::currentView() const {
 void LiveLectureUi::publish() {
     if (!host_) return;
     const double now = host_->now();
-    if (const SessionState s = host_->state(); s.floor) { // a student presents: show their view here too
-        if (!narrativeHeldForFloor_) holdNarrativeForFloor(now);
+    // A student presents, or a lecturer drives from another machine: show their view here
+    // too and send nothing, so that their camera and narrative are the only ones students
+    // get, until the floor comes back or that lecturer has gone.
+    if (const SessionState s = host_->state(); s.floor || host_->remoteDriving()) {
+        if (!narrativeHeldForFloor_) {
+            holdNarrativeForFloor(now, s.floor.has_value());
+            if (!s.floor) showMessage("A lecturer drives from another machine: this window follows them until they leave");
+        }
         if (s.pose) window_->sceneView()->camera().setPose(s.pose->pose);
         return;
     }

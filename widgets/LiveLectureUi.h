@@ -157,9 +157,10 @@ private:
     /// The recorded lecture could not be opened: the replay starts without it.
     void recordedLectureFailed(const QString& why);
     void toggleRecording(bool on);
-    /// Lecturer: a student took the floor: pauses the narrative (remembering whether it
-    /// played) and tells the students; the floor came back: plays it on.
-    void holdNarrativeForFloor(double now);
+    /// Lecturer: a student took the floor, or a lecturer drives from elsewhere: pauses
+    /// the narrative (remembering whether it played) and, for the floor (`announce`),
+    /// tells the students; the floor came back (or that lecturer left): plays it on.
+    void holdNarrativeForFloor(double now, bool announce);
     void resumeNarrativeAfterFloor();
     /// Lecturer quitting (the window closes): with students connected, asks whether to
     /// end the lecture for them. True: close.

@@ -33,6 +33,10 @@ public:
     virtual bool drive(const session::Message& message) = 0;
     virtual session::SessionState state() const = 0;
     virtual std::vector<session::Member> roster() const = 0;
+    /// Whether someone else drives: a lecturer on another machine (with the secret) or the
+    /// student given the floor has driven and is still connected in that role
+    /// (session::SessionHub::remoteDriving). This window then stands back.
+    virtual bool remoteDriving() const = 0;
     /// Throws std::runtime_error naming the file. Returns where an unfinished recording
     /// to the same file (a lecture whose window crashed) was kept, or an empty path.
     virtual std::filesystem::path startRecording(const std::filesystem::path& file) = 0;

@@ -29,6 +29,7 @@ public:
     bool drive(const Message& m) override { return server_.drive(m); }
     SessionState state() const override { return server_.state(); }
     std::vector<Member> roster() const override { return server_.roster(); }
+    bool remoteDriving() const override { return server_.remoteDriving(); }
     std::filesystem::path startRecording(const std::filesystem::path& file) override {
         return server_.startRecording(file);
     }

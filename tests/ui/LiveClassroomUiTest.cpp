@@ -36,8 +36,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <vector>
@@ -294,6 +296,62 @@ TEST(LiveClassroomUi, TheLecturersNarrativeWaitsWhileAStudentHasTheFloor) {
     ASSERT_TRUE(waitFor([&] { return narrative->playing() && narrative->player().time() > heldAt; }, 10));
     EXPECT_LT(narrative->player().time(), heldAt + 1.0);
     ASSERT_TRUE(waitFor([&] { return !listener.state().floor && listener.state().narrative.playing; }, 10));
+}
+
+// Issue 21, item 13, for the window: a lecturer who drives from another machine (with
+// the secret) had their camera interleaved with the lecturing window's, so students'
+// cameras alternated between the two. The window stands back until they leave.
+TEST(LiveClassroomUi, TheLecturingWindowStandsBackWhileALecturerDrivesFromElsewhere) {
+    auto lecturerWindow = openLecture();
+    auto service = std::make_shared<app::LiveTransport>();
+    LiveLectureUi lecturer(lecturerWindow.get(), service, false);
+    ASSERT_TRUE(lecturer.startLecture(0));
+    transport::SessionClient listener(studentOptions(lecturer, "Ben"));
+    std::mutex mutex;
+    std::vector<session::PoseSample> seen; // every camera sample the student received
+    listener.setPoseArrived([&](int, const session::PoseSample& sample, double) {
+        std::lock_guard lock(mutex);
+        seen.push_back(sample);
+    });
+    ASSERT_TRUE(waitFor([&] { return listener.synced(); }, 20));
+    widgets::NarrativePlayback* narrative = lecturerWindow->narratives()->playback();
+    narrative->play();
+    ASSERT_TRUE(waitFor([&] { return narrative->playing() && narrative->player().time() > 0.3; }, 30));
+
+    transport::ClientOptions remoteOptions = studentOptions(lecturer, "remote lecturer");
+    remoteOptions.secret = lecturer.host()->secret().toStdString();
+    auto remote = std::make_unique<transport::SessionClient>(remoteOptions);
+    ASSERT_TRUE(waitFor([&] { return remote->synced() && remote->role() == session::Role::Lecturer; }, 20));
+    const auto remotePose = [](double t) { return narrative::CameraPose::lookAt({5000.0, 100.0 * std::sin(t), 0.0}, {0, 0, 0}); };
+    const auto isRemote = [](const session::PoseSample& sample) { return sample.pose.position().x > 4000.0; };
+    // The remote lecturer moves the camera for a second, as one taking over does.
+    for (int i = 0; i < 30; ++i) {
+        ASSERT_TRUE(remote->drive(session::msg::Pose{{remote->lecturerNow(), remotePose(i / 30.0)}}));
+        QTest::qWait(33);
+    }
+    ASSERT_TRUE(waitFor([&] { return !narrative->playing(); }, 10)) << "the window's narrative plays on under the remote lecturer";
+    std::size_t from = 0;
+    {
+        std::lock_guard lock(mutex);
+        from = seen.size();
+    }
+    for (int i = 30; i < 60; ++i) {
+        ASSERT_TRUE(remote->drive(session::msg::Pose{{remote->lecturerNow(), remotePose(i / 30.0)}}));
+        QTest::qWait(33);
+    }
+    {
+        std::lock_guard lock(mutex);
+        ASSERT_GT(seen.size(), from + 10) << "the student got no camera";
+        const auto windows = std::count_if(seen.begin() + std::ptrdiff_t(from), seen.end(),
+                                           [&](const session::PoseSample& sample) { return !isRemote(sample); });
+        EXPECT_EQ(windows, 0) << "the window's camera interleaved with the remote lecturer's";
+    }
+    EXPECT_TRUE(waitFor([&] { return isRemote({0, lecturerWindow->sceneView()->camera().pose()}); }, 5))
+        << "the lecturing window does not show the remote lecturer's view";
+
+    // The remote lecturer leaves: the window drives again, its narrative plays on.
+    remote.reset();
+    ASSERT_TRUE(waitFor([&] { return narrative->playing(); }, 20)) << "the window did not take the lecture back";
 }
 
 // Issue 21, item 15: `--replay` in a window without the recording's lecture showed the
