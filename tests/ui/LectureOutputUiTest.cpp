@@ -7,6 +7,7 @@
 
 #include "narrative/package/ContentPackage.h"
 #include "narrative/package/TrustStore.h"
+#include "tests/ui/LectureWindow.h"
 #include "tests/ui/UiTestSupport.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
@@ -56,21 +57,7 @@ QString flaggedLecture(const QTemporaryDir& dir) {
 }
 
 /// The viewer on `lecture`, as `atrium FILE.atrium` opens it, once its heart shows.
-std::unique_ptr<MainWindow> openLecture(const QString& lecture) {
-    widgets::ViewerOptions options;
-    options.lecture = lecture;
-    options.particleBudget = 3000;
-    options.persistSettings = false;
-    options.headless = true;
-    auto w = std::make_unique<MainWindow>(options);
-    bool loaded = false;
-    const auto c = QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
-    w->resize(1300, 800);
-    w->show();
-    EXPECT_TRUE(waitFor([&] { return loaded; }, 240)) << "the lecture's heart did not load";
-    QObject::disconnect(c);
-    return w;
-}
+std::unique_ptr<MainWindow> openLecture(const QString& lecture) { return test::openLecture(lecture, {.size = {1300, 800}}); }
 
 QAction* action(const MainWindow& w, const QString& text) {
     for (QAction* a : w.findChildren<QAction*>())

@@ -5,6 +5,7 @@
 
 #include "narrative/NarrativeDocument.h"
 #include "narrative/package/ContentPackage.h"
+#include "tests/ui/LectureWindow.h"
 #include "tests/ui/UiTestSupport.h"
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPhantom.h"
@@ -70,25 +71,8 @@ using widgets::MainWindow;
 
 namespace {
 
+using atrium::test::openLecture;
 using atrium::test::waitFor;
-
-/// The viewer opened on `lecture` as `atrium FILE.atrium` does (headless: no dialogs),
-/// once the lecture's heart is framed (which sends the camera home).
-std::unique_ptr<MainWindow> openLecture(const QString& lecture) {
-    widgets::ViewerOptions options;
-    options.lecture = lecture;
-    options.particleBudget = 3000;
-    options.persistSettings = false;
-    options.headless = true;
-    auto w = std::make_unique<MainWindow>(options);
-    bool loaded = false;
-    const auto c = QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
-    w->resize(1100, 720);
-    w->show();
-    EXPECT_TRUE(waitFor([&] { return loaded; }, 240)) << "the lecture's heart did not load";
-    QObject::disconnect(c); // `loaded` dies here; a later heart must not write to it
-    return w;
-}
 
 bool shown(const MainWindow& w, const std::string& id) {
     const auto ids = w.lectureUi()->resourceBar()->shownIds();
@@ -621,21 +605,9 @@ private:
 };
 
 /// A window (not headless: it asks as it does for an author) on the lecture at `path`,
-/// once its heart is shown.
+/// once it is open and its heart shown.
 std::unique_ptr<MainWindow> openLectureWindow(const QString& path) {
-    widgets::ViewerOptions options;
-    options.lecture = path;
-    options.particleBudget = 3000;
-    options.persistSettings = false;
-    options.headless = false;
-    auto w = std::make_unique<MainWindow>(options);
-    bool loaded = false;
-    const auto c = QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
-    w->resize(1100, 720);
-    w->show();
-    EXPECT_TRUE(waitFor([&] { return loaded && w->lectureUi()->lecture(); }, 240)) << "the lecture did not open";
-    QObject::disconnect(c);
-    return w;
+    return openLecture(path, {.headless = false, .waitForLecture = true});
 }
 
 QByteArray bytesOf(const QString& path) {

@@ -3,6 +3,8 @@
 // every timeout on the way, then resumed; the student must join again by itself (an
 // attempt that timed out waiting for the upgrade used to end without a retry). A hostile
 // one: what it says must not reach the student's log or screen as it is.
+#include "Polling.h"
+
 #include "app/transport/SessionClient.h"
 #include "app/transport/SessionServer.h"
 
@@ -29,18 +31,9 @@ using namespace atrium;
 using namespace atrium::session;
 using namespace atrium::transport;
 using namespace std::chrono_literals;
+using atrium::transport::test::waitFor;
 
 namespace {
-
-template <class F>
-bool waitFor(F ready, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (ready()) return true;
-        std::this_thread::sleep_for(10ms);
-    }
-    return ready();
-}
 
 /// A session server in a child process of its own, so that it can be stopped and resumed
 /// as a whole (its service thread and its sockets' backlog, as a real lecturer's app).

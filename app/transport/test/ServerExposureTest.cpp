@@ -1,6 +1,7 @@
 // What a stranger can do to the lecturer's server over the network, on loopback: hold
 // connections without joining, exhaust descriptors, send what RFC 6455 or the protocol
 // forbid, or use other HTTP methods. Addresses 127.0.0.2 and up act as other machines.
+#include "Polling.h"
 #include "RawWebSocket.h"
 
 #include "app/transport/SelfSignedCertificate.h"
@@ -29,18 +30,9 @@ using namespace atrium::session;
 using namespace atrium::transport;
 using atrium::transport::test::RawWebSocket;
 using namespace std::chrono_literals;
+using atrium::transport::test::waitFor;
 
 namespace {
-
-template <class F>
-bool waitFor(F ready, std::chrono::milliseconds limit = 5000ms) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (ready()) return true;
-        std::this_thread::sleep_for(5ms);
-    }
-    return ready();
-}
 
 std::string hello(const std::string& code, const std::string& name) {
     return encode(msg::Hello{code, name, std::nullopt});

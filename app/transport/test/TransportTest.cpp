@@ -1,6 +1,7 @@
 // The live session over real sockets on loopback: a lecturer and students, late join,
 // drops and restarts, who may drive, abuse, the package by hash, recording.
 #include "LoopbackRelay.h"
+#include "Polling.h"
 #include "RawWebSocket.h"
 
 #include "app/transport/SessionClient.h"
@@ -22,19 +23,9 @@ using namespace atrium::transport;
 using atrium::transport::test::RawWebSocket;
 using narrative::CameraPose;
 using namespace std::chrono_literals;
+using atrium::transport::test::waitFor;
 
 namespace {
-
-/// Polls `ready` every 5 ms for up to `limit`; true when it became true.
-template <class F>
-bool waitFor(F ready, std::chrono::milliseconds limit = 5000ms) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    while (std::chrono::steady_clock::now() < deadline) {
-        if (ready()) return true;
-        std::this_thread::sleep_for(5ms);
-    }
-    return ready();
-}
 
 ClientOptions student(const SessionServer& server, int connections = 1) {
     ClientOptions o;
