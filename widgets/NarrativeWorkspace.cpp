@@ -121,7 +121,9 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     stop_ = makeAction(window, "Stop narrative", Qt::Key_Escape, "Stop the narrative and take the camera");
     stop_->setIcon(icon("narrative-stop"));
     connect(stop_, &QAction::triggered, playback_, &NarrativePlayback::stop);
-    loop_ = makeAction(window, "Loop", Qt::Key_L, "Start again from the first node after the last", true);
+    // Shift+L: L labels the chambers (two actions on one key would both be dead).
+    loop_ = makeAction(window, "Loop", QKeySequence(Qt::SHIFT | Qt::Key_L),
+                       "Start again from the first node after the last", true);
     loop_->setIcon(icon("narrative-loop"));
     connect(loop_, &QAction::toggled, playback_, &NarrativePlayback::setLoop);
     addNode_ = makeAction(window, "+", Qt::Key_Insert, "Add a node from the current view and view state");

@@ -727,6 +727,21 @@ TEST(Viewer, HelpListsEveryShortcutOfTheMenus) {
         EXPECT_TRUE(html.contains(key)) << key;
 }
 
+TEST(Viewer, NoTwoActionsShareAShortcut) {
+    // Issue 23: L was bound to both the chamber labels and the narrative's loop. Qt takes
+    // a key that two enabled actions of a window share as ambiguous and runs neither.
+    auto w = openViewer();
+    std::map<QString, QStringList> byKey;
+    for (QAction* a : w->findChildren<QAction*>()) {
+        if (a->shortcutContext() == Qt::WidgetShortcut) continue; // only where its widget has focus
+        for (const QKeySequence& key : a->shortcuts())
+            if (!key.isEmpty()) byKey[key.toString()] << a->text();
+    }
+    EXPECT_GE(byKey.size(), 20u);
+    for (const auto& [key, actions] : byKey)
+        EXPECT_EQ(actions.size(), 1) << key.toStdString() << " is bound to " << actions.join(", ").toStdString();
+}
+
 TEST(Viewer, TheViewGetsTheKeysBackAfterDialogsAndMenus) {
     auto w = openViewer();
     ASSERT_TRUE(waitForBlood(*w, 1));
