@@ -1,6 +1,6 @@
 #include "narrative/AtomicFile.h"
 
-#include "sim/io/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include <cerrno>
 #include <cstring>

@@ -1,7 +1,7 @@
 #include "app/sim/ParticleSnapshotWriter.h"
 
 #include "sim/heart/VtkMessageRouting.h"
-#include "sim/io/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include <vtkCellArray.h>
 #include <vtkFloatArray.h>

@@ -10,7 +10,7 @@
 #include "widgets/LectureUi.h"
 #include "widgets/LiveLectureUi.h"
 #include "sim/heart/VtkMessageRouting.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 #include "widgets/MainWindow.h"
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativePlayback.h"

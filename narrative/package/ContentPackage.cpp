@@ -3,7 +3,7 @@
 #include "narrative/AtomicFile.h"
 #include "narrative/NarrativeDocument.h"
 #include "narrative/package/PackageError.h"
-#include "sim/io/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include <nlohmann/json.hpp>
 

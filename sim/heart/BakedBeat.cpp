@@ -1,8 +1,8 @@
 #include "sim/heart/BakedBeat.h"
 
 #include "sim/heart/Fnv1a.h"
-#include "sim/io/AtomicFile.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/AtomicFile.h"
+#include "io/MemoryBudget.h"
 
 #include <algorithm>
 #include <bit>

@@ -4,7 +4,7 @@
 
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/VolumeSeries.h"
-#include "sim/io/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include <vtkClipPolyData.h>
 #include <vtkNew.h>

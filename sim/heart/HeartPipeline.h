@@ -25,7 +25,7 @@
 // A file that is truncated, has another magic or version, another key, bad sizes or a
 // checksum mismatch is ignored and rebuilt (report.cacheStatus says why); writing goes
 // through a temporary file renamed into place, so a reader never sees half a file, and
-// temporaries left by killed builds (sim/io/AtomicFile.h) are removed before each write.
+// temporaries left by killed builds (io/AtomicFile.h) are removed before each write.
 // Units: millimetres, seconds, millilitres.
 
 #include "sim/heart/ChamberOpenings.h"

@@ -2,7 +2,7 @@
 
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VtkMessageLog.h"
-#include "sim/io/IsolatedRun.h"
+#include "io/IsolatedRun.h"
 
 #include <vtkCellArray.h>
 #include <vtkDataArray.h>

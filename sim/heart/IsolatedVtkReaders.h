@@ -1,6 +1,6 @@
 #pragma once
 // Internal to sim/heart: VTK's own readers (VTK XML meshes and images, MetaImage, gzip
-// NRRD, DICOM) run in a child process (sim/io/IsolatedRun.h). Fuzzing showed that
+// NRRD, DICOM) run in a child process (io/IsolatedRun.h). Fuzzing showed that
 // corrupt files make them crash (SIGSEGV, SIGBUS, SIGFPE), loop, or allocate gigabytes;
 // in a child, each of those becomes an error naming the file, and what the library prints
 // is kept instead of reaching the terminal. The child runs VTK's SMP tools sequentially

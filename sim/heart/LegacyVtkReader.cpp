@@ -6,7 +6,7 @@
 
 #include "sim/heart/MeshFileText.h"
 #include "sim/heart/MeshSeries.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/MeshFileText.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <algorithm>
 #include <array>

@@ -6,7 +6,7 @@
 // vtkPLYReader, a legacy header declaring 10^9 polygons makes vtkPolyDataReader allocate
 // 16 GB, an OBJ vertex "nan nan nan" passes. These readers check every declared count
 // against the bytes the file still holds and against the memory budget
-// (sim/io/MemoryBudget.h) before they allocate, and refuse, with MeshError naming the file
+// (io/MemoryBudget.h) before they allocate, and refuse, with MeshError naming the file
 // and the element, truncated data, indices out of range, non-finite coordinates and
 // unsupported variants. They are fuzzed (tests/fuzz/MeshFileFuzz.cpp).
 //

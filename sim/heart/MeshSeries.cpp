@@ -5,7 +5,7 @@
 #include "sim/heart/IsolatedVtkReaders.h"
 #include "sim/heart/MeshFileReaders.h"
 #include "sim/heart/VtkMessageRouting.h"
-#include "sim/io/AtomicFile.h"
+#include "io/AtomicFile.h"
 #include "sim/heart/SurfaceExtraction.h"
 
 #include <vtkAlgorithm.h>

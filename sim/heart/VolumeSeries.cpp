@@ -4,8 +4,8 @@
 #include "sim/heart/IsolatedVtkReaders.h"
 #include "sim/heart/MeshFileReaders.h"
 #include "sim/heart/VtkMessageRouting.h"
-#include "sim/io/AtomicFile.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/AtomicFile.h"
+#include "io/MemoryBudget.h"
 
 #include <vtkAlgorithm.h>
 #include <vtkCommand.h>

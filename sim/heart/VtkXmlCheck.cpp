@@ -4,7 +4,7 @@
 #include "sim/heart/MeshFileReaders.h"
 
 #include "sim/heart/MeshFileText.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <algorithm>
 #include <fstream>

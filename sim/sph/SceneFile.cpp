@@ -3,8 +3,8 @@
 
 #include "sim/sph/SceneFile.h"
 
-#include "sim/io/AtomicFile.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/AtomicFile.h"
+#include "io/MemoryBudget.h"
 #include "sim/sph/GridLimits.h"
 #include "sim/sph/SceneFileText.h"
 

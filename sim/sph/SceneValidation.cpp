@@ -4,7 +4,7 @@
 
 #include "sim/sph/SceneFile.h"
 
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 #include "sim/sph/GridLimits.h"
 #include "sim/sph/SceneFileText.h"
 

@@ -11,7 +11,7 @@
 
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <cstddef>
 #include <cstdint>

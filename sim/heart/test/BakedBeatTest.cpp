@@ -4,7 +4,7 @@
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/SurfaceExtraction.h"
 #include "sim/heart/VolumeSeries.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <gtest/gtest.h>
 

@@ -7,7 +7,7 @@
 #include "sim/heart/MeshSeries.h"
 #include "sim/heart/VolumeSeries.h"
 #include "sim/heart/VtkMessageRouting.h"
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include "HeartTestSupport.h"
 

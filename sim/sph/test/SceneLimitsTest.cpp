@@ -2,7 +2,7 @@
 // behaviour or a silent no-op are refused when the scene is validated, naming the file
 // and the field; the validator and the solver share one grid limit (GridLimits.h).
 
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 #include "sim/sph/GridLimits.h"
 #include "sim/sph/SceneFile.h"
 #include "sim/sph/Seeding.h"

@@ -1,6 +1,6 @@
-#include "sim/io/IsolatedRun.h"
+#include "io/IsolatedRun.h"
 
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "sim/io/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include <cerrno>
 #include <chrono>

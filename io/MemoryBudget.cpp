@@ -1,4 +1,4 @@
-#include "sim/io/MemoryBudget.h"
+#include "io/MemoryBudget.h"
 
 #include <algorithm>
 #include <cctype>
