@@ -456,6 +456,22 @@ struct PaintCounter : QObject {
     }
 };
 
+/// Names the widgets that moved, resized, showed or hid, or whose window changed its
+/// activation or palette, while it watched.
+struct GeometryWitness : QObject {
+    QStringList events;
+    bool eventFilter(QObject* o, QEvent* e) override {
+        switch (e->type()) {
+        case QEvent::Move: case QEvent::Resize: case QEvent::Show: case QEvent::Hide:
+        case QEvent::WindowActivate: case QEvent::WindowDeactivate: case QEvent::PaletteChange:
+            events << QStringLiteral("%1 (event %2)").arg(o->objectName()).arg(int(e->type()));
+            break;
+        default: break;
+        }
+        return false;
+    }
+};
+
 /// Points the heart cache at a fresh folder for one test, so that a load does all its
 /// work (the build tree's shared cache would make it instant).
 struct FreshHeartCache {
@@ -995,11 +1011,36 @@ TEST(Viewer, PicturesOverTheViewArePaintedInItsFrameAndLeaveTheSceneAsItWas) {
     v->setColorQuantity(widgets::ColorQuantity::Speed);
     const std::uint64_t shown = v->framesRendered();
     ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= shown + 2; }, 30)); // the legend shown
+    // A steady view is measured: a picture that moved, resized, showed or hid, or a
+    // window repainted as a whole (the menu bar, outside the view, saw it), repaints
+    // the widgets it overlaps once, which a loaded machine may delay into the interval.
+    // Such an interval is measured again.
     std::map<QWidget*, std::unique_ptr<PaintCounter>> painted;
-    for (QWidget* child : v->findChildren<QWidget*>())
-        child->installEventFilter((painted[child] = std::make_unique<PaintCounter>()).get());
-    const std::uint64_t frames0 = v->framesRendered();
-    ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames0 + 40; }, 60)) << "40 frames (over 0.5 s: the HUD's refresh)";
+    for (int attempt = 0; attempt < 4; ++attempt) {
+        painted.clear();
+        GeometryWitness settled;
+        PaintCounter windowPaints;
+        w->menuBar()->installEventFilter(&windowPaints);
+        w->installEventFilter(&settled);
+        v->installEventFilter(&settled);
+        for (QWidget* child : v->findChildren<QWidget*>()) {
+            child->installEventFilter((painted[child] = std::make_unique<PaintCounter>()).get());
+            child->installEventFilter(&settled);
+        }
+        const std::uint64_t frames0 = v->framesRendered();
+        ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames0 + 40; }, 60)) << "40 frames (over 0.5 s: the HUD's refresh)";
+        for (QObject* o : std::initializer_list<QObject*>{w->menuBar(), w.get(), v}) {
+            o->removeEventFilter(&windowPaints);
+            o->removeEventFilter(&settled);
+        }
+        for (const auto& [child, counter] : painted) {
+            child->removeEventFilter(counter.get());
+            child->removeEventFilter(&settled);
+        }
+        if (settled.events.isEmpty() && windowPaints.paints == 0) break;
+        ASSERT_LT(attempt, 3) << "four intervals of 40 frames, none steady: " << settled.events.join(", ").toStdString()
+                              << "; window repaints " << windowPaints.paints;
+    }
     for (const auto& [child, counter] : painted)
         EXPECT_EQ(counter->paints, 0) << child->objectName().toStdString() << " repainted as a widget over the view";
     v->setColorQuantity(widgets::ColorQuantity::Blood);
