@@ -1,9 +1,11 @@
 #pragma once
-// The cardiac cycle at a glance, over the bottom of the view: the volume of each
+// The cardiac cycle at a glance, over the bottom of the view: a live Wiggers diagram.
+// Above, the pressures of the lumped circulation (sim/heart/LumpedCirculation.h: left
+// ventricle, aorta, left atrium; a model, docs/physiology.md); below, the volume of each
 // chamber over the cycle (the left ventricle from the wall's motion; the atria and the
-// right ventricle where the phantom gives them; every chamber of a mesh series), when
-// the mitral and aortic valves are open, and the
-// heart's current phase as a cursor. Clicking or dragging in it asks for that phase
+// right ventricle where the phantom gives them; every chamber of a mesh series); under
+// them, when the mitral and aortic valves are open; and the heart's current phase as a
+// cursor through all three. Clicking or dragging in it asks for that phase
 // (phaseRequested): the window scrubs the paused real-time flow there.
 // Over a SceneView, the view paints it into its frame (ViewOverlay): the cursor moves
 // every frame.
@@ -31,11 +33,19 @@ struct CardiacCycle {
     std::vector<Curve> others;
     /// Open intervals of the valves as [from, to) phase pairs (to < from wraps).
     std::vector<std::pair<double, double>> mitralOpen, aorticOpen;
+    /// The lumped circulation's pressures at the samples of lvMl (mmHg): the ventricle,
+    /// beyond its outflow valve (aorta) and behind its inflow valve (atrium). Empty:
+    /// not shown.
+    std::vector<double> lvMmHg, aorticMmHg, atrialMmHg;
 
     /// The valve intervals from the LV volume, by the rule of HeartSimulation::valvesAt:
     /// mitral open while the volume grows, aortic while it shrinks, both shut while its
     /// rate of change is within `isovolumicFraction` of its peak.
     void deriveValves(double isovolumicFraction = 0.03);
+    /// The pressures from lvMl and the valve intervals (deriveValves first) over a cycle
+    /// of `cycleSeconds`, through valves of these areas (mm^2; 0: no gradient), with the
+    /// lumped circulation's default parameters: as HeartSimulation::pressureCurves.
+    void derivePressures(double cycleSeconds, double inflowAreaMm2, double outflowAreaMm2);
 };
 
 class SceneView;
@@ -50,7 +60,10 @@ public:
     void setPhase(double phase);
     /// The phase under x (widget pixels) in the plot, clamped to [0, 1).
     double phaseAt(double x) const;
+    /// The whole plot (pressures above volumes), widget pixels: its x range maps the cycle.
     QRectF plotRect() const;
+    QRectF pressureRect() const; ///< the pressures' part of plotRect (empty rect without them)
+    QRectF volumeRect() const;   ///< the volumes' part
     QRegion overlayRegion() const override { return geometry(); }
     void paintOverlay(QPainter& painter) const override;
 
@@ -62,6 +75,8 @@ protected:
     void mouseMoveEvent(QMouseEvent*) override;
 
 private:
+    void paintPressures(QPainter& painter) const;
+
     CardiacCycle cycle_;
     double phase_ = 0.0;
 };

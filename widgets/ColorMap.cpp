@@ -41,12 +41,14 @@ std::string quantityLabel(ColorQuantity q) {
     case ColorQuantity::Blood: return "blood";
     case ColorQuantity::Speed: return "speed (m/s)";
     case ColorQuantity::DensityError: return "density error (%)";
-    case ColorQuantity::Pressure: return "pressure (mmHg)";
+    // Physiological: the circulation model's level plus the 3D flow's variation
+    // (HeartSimulation::physiologicalPressure; docs/physiology.md).
+    case ColorQuantity::Pressure: return "pressure (mmHg, model + 3D flow)";
     }
     return {};
 }
 
-bool isDiverging(ColorQuantity q) { return q == ColorQuantity::DensityError || q == ColorQuantity::Pressure; }
+bool isDiverging(ColorQuantity q) { return q == ColorQuantity::DensityError; }
 
 std::array<std::uint8_t, 3> colorFor(ColorQuantity q, ColorRange range, float value) {
     if (q == ColorQuantity::Blood) return {kBloodRed[0], kBloodRed[1], kBloodRed[2]};

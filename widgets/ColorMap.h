@@ -1,7 +1,8 @@
 #pragma once
 // Colouring the blood, plainly or by a per-particle quantity, shared by the renderer and the legend
-// so that both always agree. Speed uses a sequential map (dark -> bright); density error
-// and pressure use a diverging map centred on zero (blue below, red above).
+// so that both always agree. Speed and pressure (physiological, from 0 mmHg) use a
+// sequential map (dark -> bright); density error a diverging map centred on zero (blue
+// below, red above).
 
 #include <array>
 #include <cstdint>

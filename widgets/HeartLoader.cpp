@@ -1,6 +1,7 @@
 #include "widgets/HeartLoader.h"
 
 #include <algorithm>
+#include <numbers>
 #include <cmath>
 #include <exception>
 #include <utility>
@@ -68,6 +69,19 @@ std::vector<double> sampledOverCycle(const std::vector<double>& perPhase, int sa
 void describeCycle(LoadedHeart& h) {
     constexpr int kSamples = 100;
     const double cycle = h.report.cycleSeconds > 0 ? h.report.cycleSeconds : 0.8;
+    // The valves as HeartSimulation times them, and the lumped circulation's pressures
+    // through the first chamber's valve discs (as HeartSimulation::pressureCurves).
+    const auto timeValvesAndPressures = [&] {
+        h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
+        double inflowMm2 = 0.0, outflowMm2 = 0.0;
+        if (!h.anatomy.chambers.empty())
+            for (const heart::Valve& v : h.anatomy.chambers.front().valves) {
+                const double area = std::numbers::pi * v.disc.radius * v.disc.radius;
+                if (v.role != heart::ValveRole::Outflow && inflowMm2 == 0.0) inflowMm2 = area;
+                if (v.role != heart::ValveRole::Inflow && outflowMm2 == 0.0) outflowMm2 = area;
+            }
+        h.cycle.derivePressures(cycle, inflowMm2, outflowMm2);
+    };
     sph::TriangleMesh mesh;
     std::vector<sph::Vec3> velocity;
     std::optional<heart::HeartPhantom> phantom;
@@ -82,7 +96,7 @@ void describeCycle(LoadedHeart& h) {
         for (std::size_t k = 1; k < chambers.size(); ++k)
             h.cycle.others.push_back({QString::fromStdString(chambers[k]->name),
                                       sampledOverCycle(chambers[k]->phaseVolumeMl, kSamples)});
-        h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
+        timeValvesAndPressures();
         return;
     }
     if (phantom) {
@@ -104,7 +118,7 @@ void describeCycle(LoadedHeart& h) {
         h.cycle.lvMl.push_back(heart::enclosedVolumeMl(mesh));
     }
     h.cycle.lvName = phantom ? "LV" : "blood pool";
-    h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
+    timeValvesAndPressures();
     if (!phantom) return;
     const auto v = [](sph::Vec3 p) { return narrative::Vec3{p.x, p.y, p.z}; };
     h.labels.push_back({"LV", v(phantom->lvCavityCenter(0.0))});

@@ -250,7 +250,7 @@ void SimulationRunner::publishWall(const sph::TriangleMesh& meshMm) {
 void SimulationRunner::publish(const heart::HeartSimulation& sim, double stepsPerSecond, double realTimeFactor) {
     const sph::Solver& solver = sim.solver();
     auto snap = std::make_shared<BloodSnapshot>();
-    snap->setBlood(heart::captureFrame(solver));
+    snap->setBlood(heart::captureFrame(sim));
     if (const sph::TriangleMesh* wall = solver.wallMesh()) {
         snap->setWall(*wall, 1000.f);
         if (snap->wallTriangles != lastWallTriangles_) {

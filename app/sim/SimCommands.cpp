@@ -6,7 +6,7 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/heart/MeshSeries.h"
-#include "sim/heart/Windkessel.h"
+#include "sim/heart/BeatProbe.h"
 #include "io/AtomicFile.h"
 #include "io/MemoryBudget.h"
 #include "sim/sph/GridLimits.h"
@@ -18,6 +18,7 @@
 #include <tbb/info.h>
 
 #include <algorithm>
+#include <numeric>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -647,19 +648,19 @@ std::vector<double> chamberVolumes(const LoadedHeart& loaded, std::size_t chambe
 
 nlohmann::json vecJson(sph::Vec3 v) { return nlohmann::json::array({v.x, v.y, v.z}); }
 
-/// The pressure beyond a chamber's outflow valve at each of its volume samples: the
-/// periodic state of the default three-element Windkessel (sim/heart/Windkessel.h) fed by
-/// what the wall ejects, -dV/dt while the volume falls, held over each interval.
-std::vector<double> downstreamPressureMmHg(const std::vector<double>& volumesMl, double cycleSeconds) {
-    const std::size_t n = volumesMl.size();
-    if (n < 2 || !(cycleSeconds > 0.0)) return {};
-    const double dt = cycleSeconds / double(n);
-    std::vector<double> ejection(n);
-    for (std::size_t k = 0; k < n; ++k) ejection[k] = std::max(0.0, (volumesMl[k] - volumesMl[(k + 1) % n]) / dt);
-    const std::vector<double> atIntervalEnd = heart::periodicWindkesselPressure({}, ejection, cycleSeconds);
-    std::vector<double> atSample(n); // interval k ends at sample k + 1
-    for (std::size_t k = 0; k < n; ++k) atSample[(k + 1) % n] = atIntervalEnd[k];
-    return atSample;
+/// `curve` (evenly sampled over the cycle) at `phases` evenly spaced phases.
+std::vector<double> atPhases(const std::vector<double>& curve, std::size_t phases) {
+    if (curve.empty()) return {};
+    std::vector<double> out;
+    for (std::size_t k = 0; k < phases; ++k) out.push_back(heart::ChamberPressureCurves::at(curve, double(k) / double(phases)));
+    return out;
+}
+
+/// Every `n`th of `samples`, from the first.
+std::vector<double> everyNth(const std::vector<double>& samples, int n) {
+    std::vector<double> out;
+    for (std::size_t k = 0; k < samples.size(); k += std::size_t(n)) out.push_back(samples[k]);
+    return out;
 }
 
 } // namespace
@@ -794,6 +795,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         const auto writeSnapshot = [&] {
             sph::HostParticles h;
             solver.read(sph::FieldAll, h);
+            sim->physiologicalPressure(h); // the pressure the viewer's legend shows
             writer->write(h, solver.stepCount(), solver.time());
             if (const sph::TriangleMesh* wall = solver.wallMesh()) writer->writeWall(*wall, solver.stepCount(), solver.time());
             if (shell) {
@@ -803,7 +805,15 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             }
             ++snapshots;
         };
+        // The last whole beat, measured as an echo lab would (BeatProbe.h): 100 samples
+        // or more, a whole number per phase of volume_ml.
+        const int phases = loaded.moving.phaseCount();
+        std::vector<std::vector<double>> wallVolumes;
+        for (std::size_t c = 0; c < loaded.anatomy.chambers.size(); ++c) wallVolumes.push_back(chamberVolumes(loaded, c));
+        const int perPhase = (100 + phases - 1) / phases;
+        heart::BeatProbe probe(*sim, std::max(0.0, std::floor(sim->beats() + beats) - 1.0), perPhase * phases, wallVolumes);
         sim->runBeats(beats, [&](double fraction) {
+            probe.observe();
             particleSum += double(solver.particleCount());
             ++samples;
             progress.updateBeats(fraction * beats, beats, solver);
@@ -844,7 +854,12 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                 // Windkessel fed by what the wall ejects (docs/physiology.md), at the
                 // phases of volume_ml.
                 if (v.role == heart::ValveRole::Outflow && outflows == 1)
-                    valve["downstream_pressure_mmhg"] = downstreamPressureMmHg(volumes, report.cycleSeconds);
+                    valve["downstream_pressure_mmhg"] = atPhases(sim->pressureCurves(c).downstream, volumes.size());
+                // Measured in the blood over the last beat (BeatProbe): the speed at the
+                // valve's plane, 95th percentile, per sample (0 while shut) and its peak.
+                const heart::BeatProbe::ValveSamples& measured = probe.valves()[valveIndex - 1];
+                valve["speed_p95_m_s"] = measured.speedP95;
+                valve["peak_speed_m_s"] = measured.peakSpeed();
                 valves.push_back(std::move(valve));
             }
             nlohmann::json openings = nlohmann::json::array();
@@ -862,6 +877,11 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                                 {"volume_ml", volumes},
                                 {"edv_ml", edv},
                                 {"esv_ml", esv},
+                                // The blood's mean physiological pressure over the last
+                                // beat at the phases of volume_ml, and the lumped model's.
+                                {"pressure_mmhg", everyNth(probe.chambers()[c].pressureMmHg, perPhase)},
+                                {"model_pressure_mmhg", atPhases(sim->pressureCurves(c).chamber, volumes.size())},
+                                {"blood_to_wall_volume", everyNth(probe.chambers()[c].bloodToWall, perPhase)},
                                 {"stroke_volume_ml", edv - esv},
                                 {"ejection_fraction", edv > 0 ? (edv - esv) / edv : 0.0},
                                 {"openings", openings},
@@ -917,6 +937,11 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"particles", solver.particleCount()},
             {"particles_mean", meanParticles},
             {"beats", sim->beats()},
+            // How far the blood is from incompressible over the last beat (BeatProbe):
+            // |rho/rho0 - 1|, the worst sample's 99th percentile and the mean of the means.
+            {"density_error",
+             {{"p99_max", probe.densityErrorP99().empty() ? 0.0 : *std::max_element(probe.densityErrorP99().begin(), probe.densityErrorP99().end())},
+              {"mean", probe.densityErrorMean().empty() ? 0.0 : std::accumulate(probe.densityErrorMean().begin(), probe.densityErrorMean().end(), 0.0) / double(probe.densityErrorMean().size())}}},
             {"steps", steps},
             // The solver's own count, which its messages (a blow-up's) and the progress line name.
             {"last_step", solver.stepCount()},

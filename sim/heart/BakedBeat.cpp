@@ -295,9 +295,11 @@ BakedBeat BakedBeat::load(const std::filesystem::path& file) {
     return parse(data, file.string());
 }
 
-BloodFrame captureFrame(const sph::Solver& solver) {
+BloodFrame captureFrame(const HeartSimulation& simulation) {
+    const sph::Solver& solver = simulation.solver();
     sph::HostParticles h;
     solver.read(sph::FieldAll, h);
+    simulation.physiologicalPressure(h);
     const float rho0 = solver.restDensity();
     BloodFrame f;
     const std::size_t n = h.position.size();
@@ -349,7 +351,7 @@ BakedBeat bakeBeat(const MovingHeartMesh& heart, double cycleSeconds, const Hear
             sim.step(float(std::min(dtMax, target - sim.heartTime())));
             if (++steps % 16 == 0) report();
         }
-        frames.push_back(captureFrame(sim.solver()));
+        frames.push_back(captureFrame(sim));
     }
     const sph::Aabb domain = sim.solver().scene().parameters.domain.value(); // HeartSimulation sets it
     const sph::Aabb boxMm{domain.lo * 1000.f, domain.hi * 1000.f};

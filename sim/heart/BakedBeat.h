@@ -126,8 +126,9 @@ BakedBeat bakeBeat(const MovingHeartMesh& heart, double cycleSeconds, const Hear
                    const HeartSimulationSettings& simulation, const BakeSettings& settings, std::string key,
                    const std::function<bool(double fraction)>& progress = {});
 
-/// The solver's blood as a frame (positions in mm).
-BloodFrame captureFrame(const sph::Solver& solver);
+/// The simulation's blood as a frame: positions in mm, pressure physiological
+/// (HeartSimulation::physiologicalPressure).
+BloodFrame captureFrame(const HeartSimulation& simulation);
 
 /// The key of a bake of `heartKey` (e.g. the heart's cache file name) with these
 /// settings: every input that changes the blood, as text.

@@ -206,6 +206,7 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
     }
     assignChambers();
     sampleVolumeRates();
+    computePressureCurves();
     refuseSqueezedChambers();
     // Poses evenly spaced in the cycle, so that the fastest point of the wall travels
     // at most wallTravelPerUpdate spacings from one to the next; at least one per phase.

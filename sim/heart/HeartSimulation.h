@@ -16,6 +16,7 @@
 // in millimetres, the solver in metres.
 
 #include "sim/heart/HeartAnatomy.h"
+#include "sim/heart/LumpedCirculation.h"
 #include "sim/heart/MeshInterpolation.h"
 #include "sim/sph/Solver.h"
 
@@ -102,6 +103,9 @@ struct HeartSimulationSettings {
     /// compressed to rho0 EDV / ESV.
     double closedVolumeChangeLimit = 0.05;
     sph::BackendKind backend = sph::BackendKind::Cpu;
+    /// The lumped circulation around the chambers (LumpedCirculation.h): the levels of
+    /// the physiological pressures (pressureCurves, physiologicalPressure).
+    CirculationParameters circulation;
 
     /// Default settings with the spacing that puts about `particles` particles into a
     /// blood pool of `bloodPoolMl` (the pipeline's report of the first phase).
@@ -193,6 +197,22 @@ public:
     /// Blood in chamber `chamber` now: particles on its side of its valves (and, with
     /// several chambers, inside it) and their mean density / rho0. Reads the particles.
     EndDiastole chamberBlood(std::size_t chamber) const;
+    /// Chamber `chamber`'s pressures over the cycle from the lumped circulation around
+    /// it (LumpedCirculation.h), timed by its valves as valvesAt() opens them: the
+    /// chamber's level, its arterial (downstream) and atrial (upstream) pressures, mmHg.
+    const ChamberPressureCurves& pressureCurves(std::size_t chamber = 0) const;
+    /// Rewrites `particles.pressure` (Pa; needs positions and the solver's pressures)
+    /// as physiological pressure above atmospheric: the lumped circulation's level of
+    /// the blood each particle belongs to, plus the 3D flow's local variation about
+    /// that blood's mean. Blood joined through an open valve shares one level: that of
+    /// the blood beyond the valve (the aorta's pressure while the aortic valve is open,
+    /// the atrium's while the mitral is), so the ventricle shows the 3D gradient across
+    /// the valve on top. The weakly compressible solver carries pressure differences,
+    /// not the 100 mmHg level (that would compress the blood by ~10 % at c0 = 10 m/s);
+    /// with the wall's motion prescribed, the level does not change the flow.
+    /// A particle belongs to the valve nearest it: beyond it, or in its chamber.
+    void physiologicalPressure(sph::HostParticles& particles) const;
+
     /// Time spent on the valves since the start (ms): their timing, the planes and
     /// reservoirs set, the blood counted when they open or close and at end-diastole.
     double valveMs() const { return valveMs_; }
@@ -239,6 +259,9 @@ private:
     void assignChambers();
     /// Samples each chamber's volume rate of wallAt() over the cycle (constructor).
     void sampleVolumeRates();
+    /// The lumped circulation's pressures of each chamber (constructor, after
+    /// sampleVolumeRates; HeartSimulationPressure.cpp).
+    void computePressureCurves();
     /// Refuses a chamber that is shut but changes volume (constructor).
     void refuseSqueezedChambers() const;
     /// Particles of chamber `chamber` among `positions` (m); `density` (optional) sums
@@ -275,6 +298,7 @@ private:
     std::vector<std::vector<double>> rateMlPerS_;     // per chamber, over the cycle, smoothed
     std::vector<double> peakRateMlPerS_;              // per chamber
     std::vector<std::vector<std::uint8_t>> fillingTable_, emptyingTable_; // per chamber, over the cycle
+    std::vector<ChamberPressureCurves> pressureCurves_; // per chamber (one without anatomy)
     std::vector<std::vector<std::uint16_t>> triangleChamber_; // per phase, per triangle (several chambers)
     std::vector<ValveFlow> valves_;                   // current states
     std::vector<ValveVolumes> valveVolumes_;

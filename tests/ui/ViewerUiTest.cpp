@@ -450,8 +450,10 @@ TEST(Viewer, StartsInUnderFiveSecondsWithACachedHeart) {
 /// Counts paint events of a widget.
 struct PaintCounter : QObject {
     int paints = 0;
+    QStringList seen;
     bool eventFilter(QObject*, QEvent* e) override {
         paints += e->type() == QEvent::Paint;
+        seen << QString::number(int(e->type()));
         return false;
     }
 };
@@ -969,6 +971,23 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     EXPECT_TRUE(openAt(cycle.mitralOpen, 0.5)); // rapid filling
     EXPECT_FALSE(openAt(cycle.aorticOpen, 0.5));
     EXPECT_TRUE(w->cyclePanel()->isVisible());
+    // Above the volumes, the Wiggers diagram's pressures of the circulation model: an
+    // adult's ~120/80 mmHg aorta (Guyton & Hall), within 10 mmHg, and an LV end-diastolic
+    // pressure of 4-14 mmHg (normal 5-12) that rises above the aortic peak in systole by
+    // no more than a normal valve's gradient (15 mmHg).
+    ASSERT_EQ(cycle.lvMmHg.size(), cycle.lvMl.size());
+    ASSERT_EQ(cycle.aorticMmHg.size(), cycle.lvMl.size());
+    const auto [aoMin, aoMax] = std::minmax_element(cycle.aorticMmHg.begin(), cycle.aorticMmHg.end());
+    EXPECT_NEAR(*aoMax, 120.0, 10.0);
+    EXPECT_NEAR(*aoMin, 80.0, 10.0);
+    // End-diastolic: as the mitral valve closes.
+    const std::size_t endDiastole =
+        (std::size_t(std::lround(cycle.mitralOpen.front().second * double(cycle.lvMl.size()))) + cycle.lvMl.size() - 1) %
+        cycle.lvMl.size();
+    EXPECT_GE(cycle.lvMmHg[endDiastole], 4.0);
+    EXPECT_LE(cycle.lvMmHg[endDiastole], 14.0);
+    EXPECT_LE(*std::max_element(cycle.lvMmHg.begin(), cycle.lvMmHg.end()) - *aoMax, 15.0);
+    EXPECT_FALSE(w->cyclePanel()->pressureRect().isEmpty());
 
     // While recording, a red indicator in the top right corner.
     const std::string path = (QDir::tempPath() + "/atrium-ui-indicator.mp4").toStdString();
@@ -1042,7 +1061,7 @@ TEST(Viewer, PicturesOverTheViewArePaintedInItsFrameAndLeaveTheSceneAsItWas) {
                               << "; window repaints " << windowPaints.paints;
     }
     for (const auto& [child, counter] : painted)
-        EXPECT_EQ(counter->paints, 0) << child->objectName().toStdString() << " repainted as a widget over the view";
+        EXPECT_EQ(counter->paints, 0) << child->objectName().toStdString() << " repainted as a widget over the view " << counter->seen.join(",").toStdString();
     v->setColorQuantity(widgets::ColorQuantity::Blood);
 
     // One moment, with no event between: the scene alone, the frame with the pictures,

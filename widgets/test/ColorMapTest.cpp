@@ -22,9 +22,9 @@ TEST(ColorMap, SequentialMapGetsBrighterWithSpeed) {
 
 TEST(ColorMap, DivergingMapIsWhiteAtZeroBlueBelowRedAbove) {
     const ColorRange r{-2.f, 2.f};
-    const auto zero = colorFor(ColorQuantity::Pressure, r, 0.f);
-    const auto low = colorFor(ColorQuantity::Pressure, r, -2.f);
-    const auto high = colorFor(ColorQuantity::Pressure, r, 2.f);
+    const auto zero = colorFor(ColorQuantity::DensityError, r, 0.f);
+    const auto low = colorFor(ColorQuantity::DensityError, r, -2.f);
+    const auto high = colorFor(ColorQuantity::DensityError, r, 2.f);
     EXPECT_GT(zero[0], 230);
     EXPECT_GT(zero[1], 230);
     EXPECT_GT(zero[2], 230);
@@ -55,10 +55,20 @@ TEST(ColorMap, RobustRangeIgnoresTheTopTwoPercent) {
 }
 
 TEST(ColorMap, RobustRangeOfDivergingQuantityIsSymmetric) {
-    const std::vector<float> p = {-300.f, 10.f, 20.f, -5.f, 100.f};
-    const ColorRange r = robustRange(ColorQuantity::Pressure, p);
+    const std::vector<float> e = {-300.f, 10.f, 20.f, -5.f, 100.f};
+    const ColorRange r = robustRange(ColorQuantity::DensityError, e);
     EXPECT_FLOAT_EQ(r.min, -r.max);
     EXPECT_GE(r.max, 100.f);
+}
+
+// Pressure is physiological (a level of ~0-130 mmHg, docs/physiology.md), read from
+// low to high as a clinician reads it: sequential from 0, like speed.
+TEST(ColorMap, PhysiologicalPressureIsSequentialFromZero) {
+    EXPECT_FALSE(isDiverging(ColorQuantity::Pressure));
+    const std::vector<float> p(100, 120.f);
+    const ColorRange r = robustRange(ColorQuantity::Pressure, p);
+    EXPECT_FLOAT_EQ(r.min, 0.f);
+    EXPECT_FLOAT_EQ(r.max, 120.f);
 }
 
 TEST(ColorMap, RobustRangeIsNeverEmpty) {

@@ -232,7 +232,7 @@ TEST(BakedBeat, TheBakedFramesAreTheLiveSimulationsFrames) {
         const double target = double(k) / 6 * cycle;
         while (live.filling()) live.step(); // the top-up of the seeded blood, heart still
         while (live.heartTime() < target - 1e-9) live.step(float(std::min(dtMax, target - live.heartTime())));
-        const BloodFrame saved = captureFrame(live.solver());
+        const BloodFrame saved = captureFrame(live);
         ASSERT_GT(saved.particles(), 100u);
         beat.decode(k, decoded);
         SCOPED_TRACE(k);

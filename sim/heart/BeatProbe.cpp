@@ -1,0 +1,99 @@
+#include "sim/heart/BeatProbe.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace atrium::heart {
+namespace {
+
+constexpr double kPascalPerMmHg = 133.322;
+
+/// The q-quantile (0..1) of `values` (reordered); 0 for none.
+double quantile(std::vector<double>& values, double q) {
+    if (values.empty()) return 0.0;
+    const std::size_t k = std::min(values.size() - 1, std::size_t(q * double(values.size())));
+    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(k), values.end());
+    return values[k];
+}
+
+double interpolated(const std::vector<double>& curve, double phase) {
+    const double u = (phase - std::floor(phase)) * double(curve.size());
+    const std::size_t k = std::min(std::size_t(u), curve.size() - 1);
+    const double s = u - double(k);
+    return curve[k] * (1.0 - s) + curve[(k + 1) % curve.size()] * s;
+}
+
+} // namespace
+
+BeatProbe::BeatProbe(const HeartSimulation& simulation, double fromBeat, int samples,
+                     std::vector<std::vector<double>> chamberVolumesMl)
+    : sim_(simulation), fromBeat_(fromBeat), samples_(std::max(samples, 1)), volumesMl_(std::move(chamberVolumesMl)) {
+    chambers_.resize(sim_.anatomy().chambers.size());
+    valves_.resize(sim_.anatomy().valveCount());
+}
+
+double BeatProbe::ValveSamples::peakSpeed() const {
+    return speedP95.empty() ? 0.0 : *std::max_element(speedP95.begin(), speedP95.end());
+}
+
+void BeatProbe::observe() {
+    if (sim_.filling()) return;
+    while (next_ < samples_ && sim_.beats() >= fromBeat_ + double(next_) / double(samples_)) {
+        sample();
+        ++next_;
+    }
+}
+
+void BeatProbe::sample() {
+    const sph::Solver& solver = sim_.solver();
+    sph::HostParticles h;
+    solver.read(sph::FieldAll, h);
+    sim_.physiologicalPressure(h);
+    const std::size_t n = h.position.size();
+    const double phase = sim_.beats();
+    const double rho0 = solver.restDensity();
+
+    std::vector<double> errors(n);
+    double errorSum = 0.0;
+    for (std::size_t i = 0; i < n; ++i) errorSum += errors[i] = std::fabs(double(h.density[i]) / rho0 - 1.0);
+    densityMean_.push_back(n ? errorSum / double(n) : 0.0);
+    densityP99_.push_back(quantile(errors, 0.99));
+
+    const HeartAnatomy& anatomy = sim_.anatomy();
+    for (std::size_t c = 0; c < anatomy.chambers.size(); ++c) {
+        std::size_t count = 0;
+        double pressure = 0.0;
+        for (std::size_t i = 0; i < n; ++i)
+            if (HeartAnatomy::insideValves(anatomy.chambers[c], h.position[i] * 1000.f)) {
+                ++count;
+                pressure += h.pressure[i];
+            }
+        chambers_[c].pressureMmHg.push_back(count ? pressure / double(count) / kPascalPerMmHg : 0.0);
+        if (c < volumesMl_.size() && !volumesMl_[c].empty()) {
+            const double wall = interpolated(volumesMl_[c], phase);
+            chambers_[c].bloodToWall.push_back(wall > 0.0 ? double(count) * sim_.particleVolumeMl() / wall : 0.0);
+        }
+    }
+
+    // Each valve: the blood crossing its disc, within 1.5 spacings of its plane.
+    const std::vector<ValveFlow> flows = sim_.valvesAt(phase);
+    const double slab = 1.5 * std::cbrt(sim_.particleVolumeMl() * 1000.0); // mm
+    std::size_t index = 0;
+    for (const Chamber& chamber : anatomy.chambers)
+        for (const Valve& v : chamber.valves) {
+            std::vector<double> speeds;
+            if (flows[index] != ValveFlow::Shut) {
+                const sph::Vec3 normal = normalized(v.disc.normal);
+                for (std::size_t i = 0; i < n; ++i) {
+                    const sph::Vec3 d = h.position[i] * 1000.f - v.disc.center;
+                    const float along = dot(d, normal);
+                    if (std::fabs(along) > slab || lengthSquared(d - normal * along) > v.disc.radius * v.disc.radius) continue;
+                    speeds.push_back(length(h.velocity[i]));
+                }
+            }
+            valves_[index].speedP95.push_back(speeds.size() >= 3 ? quantile(speeds, 0.95) : 0.0);
+            ++index;
+        }
+}
+
+} // namespace atrium::heart

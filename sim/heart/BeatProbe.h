@@ -1,0 +1,57 @@
+#pragma once
+// What a cardiologist would measure in the simulated blood over one beat, sampled from
+// the particles as the beat runs: each chamber's mean pressure (physiological,
+// HeartSimulation::physiologicalPressure), each valve's Doppler-like speed (the 95th
+// percentile of the blood's speed at its plane while it is open), how far the blood is
+// from incompressible (|rho/rho0 - 1|), and how much of each chamber the blood fills.
+// `atrium-sim heart --json` reports them; the physiology tests hold them to published
+// values. Units: mmHg, m/s, ml.
+
+#include "sim/heart/HeartSimulation.h"
+
+#include <cstddef>
+#include <vector>
+
+namespace atrium::heart {
+
+class BeatProbe {
+public:
+    /// Samples `samples` evenly spaced moments of the beat that starts when the
+    /// simulation's beat count reaches `fromBeat` (a whole number). `chamberVolumesMl`
+    /// (optional, per chamber, its wall's volume at evenly spaced phases) gives the
+    /// blood-to-wall ratio; a chamber without it gets none.
+    BeatProbe(const HeartSimulation& simulation, double fromBeat, int samples,
+              std::vector<std::vector<double>> chamberVolumesMl = {});
+
+    /// Takes the samples whose moment has passed (call after each step or few steps).
+    void observe();
+    bool done() const { return next_ >= samples_; }
+
+    struct ChamberSamples {
+        std::vector<double> pressureMmHg;   ///< mean over its blood, per sample
+        std::vector<double> bloodToWall;    ///< its blood's volume / its wall's, per sample (empty without volumes)
+    };
+    struct ValveSamples {
+        std::vector<double> speedP95;       ///< m/s at its plane while open, 0 while shut, per sample
+        double peakSpeed() const;           ///< the largest of speedP95
+    };
+    const std::vector<ChamberSamples>& chambers() const { return chambers_; }
+    const std::vector<ValveSamples>& valves() const { return valves_; }
+    /// Per sample, over all the blood: the 99th percentile and the mean of |rho/rho0 - 1|.
+    const std::vector<double>& densityErrorP99() const { return densityP99_; }
+    const std::vector<double>& densityErrorMean() const { return densityMean_; }
+    int samples() const { return samples_; }
+
+private:
+    void sample();
+
+    const HeartSimulation& sim_;
+    double fromBeat_;
+    int samples_, next_ = 0;
+    std::vector<std::vector<double>> volumesMl_;
+    std::vector<ChamberSamples> chambers_;
+    std::vector<ValveSamples> valves_;
+    std::vector<double> densityP99_, densityMean_;
+};
+
+} // namespace atrium::heart
