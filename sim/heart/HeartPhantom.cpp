@@ -17,6 +17,7 @@ namespace atrium::heart {
 namespace {
 
 constexpr double kPi = std::numbers::pi;
+constexpr double kStenoticValveMm = 3.0; ///< thickness of a stenotic aortic valve's leaflets
 
 struct D3 {
     double x = 0, y = 0, z = 0;
@@ -37,34 +38,109 @@ double wrapPhase(double phase01) {
 }
 
 // ---------------------------------------------------------------------------------------
-// LV volume over the cycle: fraction f of the stroke volume present (1 at end diastole,
-// 0 at end systole), through keyframes joined by C2 "smootherstep" ramps.
+// Volumes over the cycle: keyframes joined by C2 "smootherstep" ramps (zero slope and
+// curvature at each keyframe), so the curves are smooth and periodic. The LV's value is
+// the fraction f of the stroke volume present (1 at end diastole, 0 at end systole); the
+// LA's the fraction h of its reservoir volume present (0 at its smallest, 1 at its
+// largest). docs/heart-phantom.md gives the sources of the durations and shares.
 
 struct Keyframe {
     double t, f;
 };
-constexpr Keyframe kVolumeCurve[] = {
-    {0.00, 1.00}, // end diastole
-    {0.05, 1.00}, // isovolumic contraction
-    {0.30, 0.00}, // ejection
-    {0.40, 0.00}, // isovolumic relaxation (end systole at 0.35)
-    {0.58, 0.75}, // rapid filling
-    {0.82, 0.83}, // diastasis
-    {0.95, 1.00}, // atrial contraction
-    {1.00, 1.00},
-};
 
-double strokeFraction(double phase01) {
+double curveAt(const std::vector<Keyframe>& curve, double phase01) {
     const double t = wrapPhase(phase01);
-    for (std::size_t n = 1; n < std::size(kVolumeCurve); ++n) {
-        const Keyframe a = kVolumeCurve[n - 1], b = kVolumeCurve[n];
-        if (t <= b.t) {
+    for (std::size_t n = 1; n < curve.size(); ++n) {
+        const Keyframe a = curve[n - 1], b = curve[n];
+        if (t < b.t || (n + 1 == curve.size())) {
+            if (!(b.t > a.t)) continue; // an empty phase (no diastasis)
             const double x = std::clamp((t - a.t) / (b.t - a.t), 0.0, 1.0);
             const double s = x * x * x * (x * (6.0 * x - 15.0) + 10.0);
             return a.f + (b.f - a.f) * s;
         }
     }
-    return 1.0;
+    return curve.back().f;
+}
+
+// Durations at rest, ms: isovolumic contraction (Weissler 1968's pre-ejection period less
+// the electromechanical delay), isovolumic relaxation, rapid filling (E's acceleration
+// and deceleration) and atrial contraction (A) of normal adults (Nagueh et al. 2009);
+// ejection from the heart rate (Weissler 1968, men: LVET = 413 - 1.7 HR).
+constexpr double kIsovolumicContractionMs = 35, kIsovolumicRelaxationMs = 70, kRapidFillingMs = 200,
+                 kAtrialContractionMs = 130;
+// Shares of the stroke volume that fill the LV in diastole (Guyton & Hall's Wiggers
+// diagram: rapid filling about 70 %, diastasis about 5 %, atrial contraction 20-30 %),
+// and the LA's reservoir: the share of the stroke volume it takes in during ventricular
+// systole (the pulmonary veins' systolic wave), the rest arriving in diastole.
+constexpr double kDiastasisShare = 0.07, kAtrialShare = 0.28, kLaReservoirShare = 0.5;
+
+CycleTiming timingFor(double heartRateBpm, int phases) {
+    const double cycle = 60000.0 / heartRateBpm;
+    double ivc = kIsovolumicContractionMs, ivr = kIsovolumicRelaxationMs;
+    double ejection = std::max(413.0 - 1.7 * heartRateBpm, 0.2 * cycle);
+    // Very fast hearts: systole keeps at most 60 % of the cycle.
+    if (const double systole = ivc + ejection + ivr; systole > 0.6 * cycle) {
+        ivc *= 0.6 * cycle / systole;
+        ejection *= 0.6 * cycle / systole;
+        ivr *= 0.6 * cycle / systole;
+    }
+    // A short diastole loses the diastasis first, then shortens E and A alike.
+    double e = kRapidFillingMs, a = kAtrialContractionMs;
+    const double diastole = cycle - ivc - ejection - ivr;
+    if (const double filling = e + a; filling > diastole) {
+        e *= diastole / filling;
+        a *= diastole / filling;
+    }
+    double durations[5] = {ivc, ejection, ivr, e, a}; // diastasis: what is left
+    if (phases >= 6) {
+        // On the phase grid: each phase at least one interval, the diastasis the rest;
+        // too long a sum shortens the longest of ejection, E and A an interval at a time.
+        int counts[5];
+        int used = 0;
+        for (int k = 0; k < 5; ++k) used += counts[k] = std::max(1, int(std::lround(durations[k] / cycle * phases)));
+        while (used > phases) {
+            int* longest = &counts[1];
+            for (int k : {3, 4})
+                if (counts[k] > *longest) longest = &counts[k];
+            --*longest;
+            --used;
+        }
+        CycleTiming t; // exact multiples of the interval, so that an empty diastasis is empty
+        t.ejection = double(counts[0]) / phases;
+        t.isovolumicRelaxation = double(counts[0] + counts[1]) / phases;
+        t.rapidFilling = double(counts[0] + counts[1] + counts[2]) / phases;
+        t.diastasis = double(counts[0] + counts[1] + counts[2] + counts[3]) / phases;
+        t.atrialContraction = double(phases - counts[4]) / phases;
+        return t;
+    }
+    CycleTiming t;
+    t.ejection = durations[0] / cycle;
+    t.isovolumicRelaxation = t.ejection + durations[1] / cycle;
+    t.rapidFilling = t.isovolumicRelaxation + durations[2] / cycle;
+    t.diastasis = t.rapidFilling + durations[3] / cycle;
+    t.atrialContraction = std::max(t.diastasis, 1.0 - durations[4] / cycle);
+    return t;
+}
+
+std::vector<Keyframe> lvCurveFor(const CycleTiming& t) {
+    const double diastasis = t.atrialContraction > t.diastasis + 1e-9 ? kDiastasisShare : 0.0;
+    return {{0.0, 1.0},
+            {t.ejection, 1.0},                                      // isovolumic contraction
+            {t.isovolumicRelaxation, 0.0},                          // ejection
+            {t.rapidFilling, 0.0},                                  // isovolumic relaxation
+            {t.diastasis, 1.0 - kAtrialShare - diastasis},          // rapid filling (E)
+            {t.atrialContraction, 1.0 - kAtrialShare},              // diastasis
+            {1.0, 1.0}};                                            // atrial contraction (A)
+}
+
+/// The LA gives in A what the LV gains then: its volume before A, h = A share / reservoir share.
+std::vector<Keyframe> laCurveFor(const CycleTiming& t) {
+    const double beforeA = kAtrialShare / kLaReservoirShare;
+    return {{0.0, 0.0},
+            {t.rapidFilling, 1.0},          // reservoir: fills through ventricular systole
+            {t.diastasis, beforeA},         // passive emptying with E
+            {t.atrialContraction, beforeA}, // conduit: the veins' inflow passes on
+            {1.0, 0.0}};                    // atrial contraction
 }
 
 // ---------------------------------------------------------------------------------------
@@ -80,9 +156,12 @@ struct Layout {
     double laClearance = 5.5; // LA blood keeps this distance from LV blood (but the neck)
     double aoClearance = 5.5; // LA blood keeps this distance from aortic blood
     double laWall = 2.5, aoWall = 2.0, rvWall = 4.0;
-    double mitralRadius = 0, aorticRadius = 0;
+    double mitralRadius = 0, aorticRadius = 0; // the open orifices (aortic: the annulus)
+    double aorticOrificeRadius = 0;            // below aorticRadius: a stenotic valve
     D3 mitralCenter, aorticCenter;
     double laMin = 0, laGain = 0; // mm^3
+    CycleTiming timing;
+    std::vector<Keyframe> lvCurve, laCurve;
     std::vector<D3> aorta;          // centreline; aorta[0] is the aortic valve's centre
     std::vector<double> aortaRadii; // the tube's radius at each centreline point
     double wall0 = 8;   // LV wall at end diastole
@@ -150,6 +229,7 @@ double lateralArea(const LvShape& shape) {
 }
 
 double laVolumeAt(const Layout& l, double phase01);
+double strokeFraction(const Layout& l, double phase01) { return curveAt(l.lvCurve, phase01); }
 
 /// The ascending aorta goes on into an arch: it widens from the valve to the arch's
 /// radius over the root (the sinuses), rises anteriorly as before, then turns over the
@@ -157,7 +237,7 @@ double laVolumeAt(const Layout& l, double phase01);
 /// short descending aorta behind the atrium. The arch clears the atrium at its largest by the
 /// aortic clearance, so the atrium keeps its shape.
 void addAorticArch(Layout& l) {
-    const double archRadius = 11.0 * l.s; // tube radius: 22 mm across at 120 ml
+    const double archRadius = 0.9 * l.aortaRadii.back(); // the arch narrows a little (25 mm after 28)
     const double bend = 38.0 * l.s;       // radius of the arch's centreline
     const double leftward = 18.0 * l.s;   // the descending aorta lies this far to the left
     std::fill(l.aortaRadii.begin() + 1, l.aortaRadii.end(), archRadius);
@@ -181,8 +261,8 @@ void addRightHeartShell(Layout& l) {
     const LvShape ed = lvShapeFor(l, l.edv);
     const double rho = ed.maxRadius(), s = l.s;
     l.rvCenter = {-(0.75 * rho + 6.0 * s), -0.25 * rho, -0.4 * ed.length};
-    l.rvSemi = {0.9 * rho + 14.0 * s, 1.15 * rho + 9.0 * s, 0.55 * ed.length};
-    const double laMax = laVolumeAt(l, HeartPhantom::endSystolicPhase());
+    l.rvSemi = {0.9 * rho + 14.0 * s, 1.15 * rho + 3.0 * s, 0.55 * ed.length};
+    const double laMax = laVolumeAt(l, l.timing.rapidFilling);
     const double laRadiusMax = std::cbrt(laMax / (4.0 / 3.0 * kPi * 1.25 * 0.9));
     const double raRadiusMax = std::cbrt(laMax / (4.0 / 3.0 * kPi * 1.1));
     l.raCenterXY = {-(1.25 * laRadiusMax + l.laClearance + raRadiusMax) + 4.0 * s, l.mitralCenter.y - 2.0 * s, 0};
@@ -197,23 +277,30 @@ Layout layoutFor(const PhantomParameters& params) {
     l.edv = params.endDiastolicVolumeMl * 1000.0;
     l.ef = params.ejectionFraction;
     l.s = std::cbrt(params.endDiastolicVolumeMl / 120.0);
-    l.ringRadius = 22.0 * l.s;
-    l.lengthRef = 80.0 * l.s;
-    // Valves side by side on the y axis inside the ring, 4 mm of tissue between them.
+    // Valves side by side on the y axis inside the base ring, 4 mm of tissue between
+    // them (the aorto-mitral curtain), 1.5 mm between each and the ring's edge.
     const double margin = 1.5, gap = 4.0;
-    const double available = l.ringRadius - margin - gap / 2.0; // r_mitral + r_aortic
-    l.mitralRadius = 0.57 * available;
-    l.aorticRadius = 0.43 * available;
+    l.aorticRadius = 0.5 * params.aorticAnnulusMm;
+    l.aorticOrificeRadius = params.aorticValveAreaCm2 ? std::sqrt(*params.aorticValveAreaCm2 * 100.0 / kPi) : l.aorticRadius;
+    l.mitralRadius = std::sqrt(params.mitralValveAreaCm2 * 100.0 / kPi);
+    l.ringRadius = l.aorticRadius + l.mitralRadius + gap / 2.0 + margin;
+    l.lengthRef = 80.0 * l.s;
     l.mitralCenter = {0, l.ringRadius - margin - l.mitralRadius, 0};
     l.aorticCenter = {0, -(l.ringRadius - margin - l.aorticRadius), 0};
+    l.timing = timingFor(params.heartRateBpm, params.phases);
+    l.lvCurve = lvCurveFor(l.timing);
+    l.laCurve = laCurveFor(l.timing);
     const double sv = l.edv * l.ef;
-    l.laMin = 0.22 * l.edv;
-    l.laGain = 0.5 * sv;
+    l.laMin = 0.18 * l.edv;
+    l.laGain = kLaReservoirShare * sv;
+    // The root widens from the annulus to the ascending aorta as it rises, then the
+    // ascending aorta leans anteriorly.
     const double rise = l.baseCap + 8.0 * l.s;
     const D3 tilt = D3{0, -0.45, 1.0} * (1.0 / std::sqrt(0.45 * 0.45 + 1.0));
     l.aorta = {l.aorticCenter, l.aorticCenter + D3{0, 0, rise}};
     l.aorta.push_back(l.aorta[1] + tilt * (30.0 * l.s));
-    l.aortaRadii.assign(l.aorta.size(), l.aorticRadius);
+    const double ascending = 0.5 * params.ascendingAortaMm;
+    l.aortaRadii = {l.aorticRadius, ascending, ascending};
     if (params.aorticArch) addAorticArch(l);
     l.wall0 = params.wallThicknessMm;
     l.areaED = lateralArea(lvShapeFor(l, l.edv));
@@ -224,10 +311,10 @@ Layout layoutFor(const PhantomParameters& params) {
 }
 
 double lvVolumeAt(const Layout& l, double phase01) {
-    return l.edv * ((1.0 - l.ef) + l.ef * strokeFraction(phase01));
+    return l.edv * ((1.0 - l.ef) + l.ef * strokeFraction(l, phase01));
 }
 
-double laVolumeAt(const Layout& l, double phase01) { return l.laMin + l.laGain * (1.0 - strokeFraction(phase01)); }
+double laVolumeAt(const Layout& l, double phase01) { return l.laMin + l.laGain * curveAt(l.laCurve, phase01); }
 
 /// LA ellipsoid: semi-axes 1.25 : 0.9 : 1 (x : y : z), posterior to the mitral valve,
 /// its floor at the LA clearance above the base plane.
@@ -304,7 +391,7 @@ public:
             rvSemi_ = D3{0.9 * rho + 6.0 * l_.s, 1.1 * rho + 4.0 * l_.s, 0.45 * ed.length} * scale;
         }
         if (l_.rightHeartShell) {
-            const double f = strokeFraction(phase01);
+            const double f = strokeFraction(l_, phase01);
             rvCenter_ = l_.rvCenter;
             rvSemi_ = l_.rvSemi * std::cbrt(1.0 - l_.rvEf * (1.0 - f));
             // The right atrium: the left one's volume curve, semi-axes 1 : 1.1 : 1.
@@ -347,6 +434,14 @@ public:
         d.lv = lvDistance(r, p.z);
         const double tube = tubeDistance(p, l_.aorta, l_.aortaRadii);
         d.ao = std::max(tube, -p.z);
+        if (l_.aorticOrificeRadius < l_.aorticRadius) {
+            // A stenotic valve: a layer of leaflet tissue across the annulus, its orifice
+            // a hole through it, the root above.
+            const double orifice =
+                std::max(std::hypot(p.x - l_.aorticCenter.x, p.y - l_.aorticCenter.y) - l_.aorticOrificeRadius,
+                         std::max(-p.z, p.z - kStenoticValveMm - 0.5));
+            d.ao = std::min(std::max(tube, kStenoticValveMm - p.z), orifice);
+        }
         const double neck = std::max(std::sqrt((p.x - l_.mitralCenter.x) * (p.x - l_.mitralCenter.x) + (p.y - l_.mitralCenter.y) * (p.y - l_.mitralCenter.y)) - l_.mitralRadius,
                                      std::max(-p.z, p.z - neckTop_));
         const double laBody = ellipsoidDistance(p - laCenter_, laSemi_);
@@ -522,6 +617,21 @@ void validate(const PhantomParameters& p) {
     if (!std::isfinite(p.bloodIntensity) || !std::isfinite(p.myocardiumIntensity) ||
         !std::isfinite(p.backgroundIntensity))
         badParameter("bloodIntensity", "and the other intensities must be finite", p.bloodIntensity);
+    if (!finite(p.aorticAnnulusMm) || p.aorticAnnulusMm < 5.0 || p.aorticAnnulusMm > 50.0)
+        badParameter("aorticAnnulusMm", "must be in [5, 50] mm", p.aorticAnnulusMm);
+    if (!finite(p.mitralValveAreaCm2) || p.mitralValveAreaCm2 < 0.2 || p.mitralValveAreaCm2 > 20.0)
+        badParameter("mitralValveAreaCm2", "must be in [0.2, 20] cm2", p.mitralValveAreaCm2);
+    if (!finite(p.ascendingAortaMm) || p.ascendingAortaMm < p.aorticAnnulusMm || p.ascendingAortaMm > 80.0)
+        badParameter("ascendingAortaMm", "must be in [aorticAnnulusMm (" + std::to_string(p.aorticAnnulusMm) + "), 80] mm",
+                     p.ascendingAortaMm);
+    if (p.aorticValveAreaCm2) {
+        const double annulusCm2 = kPi * 0.25 * p.aorticAnnulusMm * p.aorticAnnulusMm / 100.0;
+        const double area = *p.aorticValveAreaCm2;
+        if (!finite(area) || area < 0.1 || area >= annulusCm2)
+            badParameter("aorticValveAreaCm2", "must be in [0.1, " + std::to_string(annulusCm2) +
+                                                   ") cm2 (below the annulus's own area; leave it empty for a normal valve)",
+                         area);
+    }
     if (p.rightHeart && p.rightHeartShell)
         badParameter("rightHeartShell", "excludes rightHeart (a right ventricle in the blood's image)", 1.0);
     if (!(p.bloodIntensity > p.myocardiumIntensity))
@@ -540,7 +650,8 @@ HeartPhantom::HeartPhantom(PhantomParameters parameters) : params_(parameters) {
     D3 lo{1e30, 1e30, 1e30}, hi{-1e30, -1e30, -1e30};
     std::vector<double> samples;
     for (int n = 0; n < 64; ++n) samples.push_back(n / 64.0);
-    for (const Keyframe& key : kVolumeCurve) samples.push_back(key.t);
+    for (const Keyframe& key : layout.lvCurve) samples.push_back(key.t);
+    for (const Keyframe& key : layout.laCurve) samples.push_back(key.t);
     for (const double t : samples) {
         const PhaseGeometry g(layout, t, false);
         lo = minOf(lo, g.boundsLo());
@@ -570,18 +681,23 @@ HeartPhantom::HeartPhantom(PhantomParameters parameters) : params_(parameters) {
 
 namespace {
 
-/// The presets besides "adult" (PhantomParameters' defaults): what differs from it.
+/// The presets besides "adult" (PhantomParameters' defaults): what differs from it. Their
+/// figures and sources: docs/heart-phantom.md, "Presets".
 struct PhantomPreset {
     const char* name;
     double heartRateBpm, endDiastolicVolumeMl, ejectionFraction, wallThicknessMm;
-    bool fourChambers = false; ///< aortic arch and right heart shell
+    double aorticAnnulusMm, mitralValveAreaCm2, ascendingAortaMm;
+    double aorticValveAreaCm2 = 0; ///< a stenotic valve's orifice; 0: none
+    bool fourChambers = false;     ///< aortic arch and right heart shell
+    int phases = 25;               ///< a slow heart's longer cycle takes more images
 };
 constexpr const char* kAdult = "adult";
 constexpr PhantomPreset kPresets[] = {
-    {"athlete", 50, 180, 0.6, 11},
-    {"heart-failure", 90, 220, 0.3, 7},
-    {"child", 100, 60, 0.65, 6},
-    {"four-chamber", 72, 120, 0.6, 8, true},
+    {"athlete", 50, 180, 0.6, 11, 24, 5.5, 30, 0, false, 30},
+    {"heart-failure", 90, 220, 0.3, 7, 22, 5.0, 28},
+    {"child", 100, 60, 0.65, 6, 17, 3.0, 20},
+    {"aortic-stenosis", 72, 120, 0.6, 8, 22, 5.0, 28, 0.8},
+    {"four-chamber", 72, 120, 0.6, 8, 22, 5.0, 28, 0, true},
 };
 
 } // namespace
@@ -595,7 +711,12 @@ PhantomParameters HeartPhantom::preset(const std::string& name) {
         p.endDiastolicVolumeMl = k.endDiastolicVolumeMl;
         p.ejectionFraction = k.ejectionFraction;
         p.wallThicknessMm = k.wallThicknessMm;
+        p.aorticAnnulusMm = k.aorticAnnulusMm;
+        p.mitralValveAreaCm2 = k.mitralValveAreaCm2;
+        p.ascendingAortaMm = k.ascendingAortaMm;
+        if (k.aorticValveAreaCm2 > 0) p.aorticValveAreaCm2 = k.aorticValveAreaCm2;
         p.aorticArch = p.rightHeartShell = k.fourChambers;
+        p.phases = k.phases;
         return p;
     }
     std::string valid;
@@ -719,6 +840,8 @@ VolumeSeries HeartPhantom::series(bool rightHeart, std::function<void(double)> p
 
 double HeartPhantom::lvVolumeMl(double phase01) const { return lvVolumeAt(layoutFor(params_), phase01) / 1000.0; }
 
+CycleTiming HeartPhantom::timing() const { return timingFor(params_.heartRateBpm, params_.phases); }
+
 double HeartPhantom::ejectionFractionAnalytic() const {
     const double ed = lvVolumeMl(0.0), es = lvVolumeMl(endSystolicPhase());
     return (ed - es) / ed;
@@ -733,7 +856,7 @@ ValveDisc HeartPhantom::mitralValve(double) const {
 
 ValveDisc HeartPhantom::aorticValve(double) const {
     const Layout l = layoutFor(params_);
-    return {toVec(l.aorticCenter), {0.f, 0.f, 1.f}, l.aorticRadius};
+    return {toVec(l.aorticCenter), {0.f, 0.f, 1.f}, l.aorticOrificeRadius};
 }
 
 EllipsoidShape HeartPhantom::leftAtrium(double phase01) const { return laShapeAt(layoutFor(params_), phase01); }
@@ -785,15 +908,15 @@ std::vector<double> HeartPhantom::rvVolumesMl(int samples, double voxelMm) const
     // The ellipsoid's volume is linear in the stroke fraction f; the chamber it is
     // clipped to (by the left heart's clearance) follows it closely: counted at f = 0
     // (end systole), 1 (end diastole) and near 1/2 in filling, linear in f between.
-    double midPhase = 0.5, midF = strokeFraction(0.5);
+    double midPhase = 0.5, midF = strokeFraction(l, 0.5);
     for (int k = 0; k < samples; ++k)
-        if (const double t = double(k) / samples, f = strokeFraction(t);
-            t > endSystolicPhase() && std::fabs(f - 0.5) < std::fabs(midF - 0.5))
+        if (const double t = double(k) / samples, f = strokeFraction(l, t);
+            t > l.timing.isovolumicRelaxation && std::fabs(f - 0.5) < std::fabs(midF - 0.5))
             midPhase = t, midF = f;
-    const double es = countMl(endSystolicPhase()), mid = countMl(midPhase), ed = countMl(0.0);
+    const double es = countMl(l.timing.isovolumicRelaxation), mid = countMl(midPhase), ed = countMl(0.0);
     std::vector<double> ml(static_cast<std::size_t>(samples));
     for (int k = 0; k < samples; ++k) {
-        const double f = strokeFraction(double(k) / samples);
+        const double f = strokeFraction(l, double(k) / samples);
         ml[std::size_t(k)] = f <= midF ? es + (mid - es) * f / midF : mid + (ed - mid) * (f - midF) / (1.0 - midF);
     }
     return ml;

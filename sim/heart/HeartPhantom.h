@@ -29,11 +29,26 @@ struct PhantomParameters {
     double heartRateBpm = 72;
     double endDiastolicVolumeMl = 120;
     double ejectionFraction = 0.6;
-    int phases = 10;
+    /// Images per cycle. The phases of the cycle (isovolumic contraction, ejection,
+    /// isovolumic relaxation, rapid filling, diastasis, atrial contraction) begin and end
+    /// on this grid, so that the interpolated wall keeps the isovolumic phases; 25 puts
+    /// the adult's on its published durations (docs/heart-phantom.md).
+    int phases = 25;
     double voxelSizeMm = 1.0;
     double noise = 0.05;            ///< std dev relative to the blood-myocardium contrast
     std::uint32_t seed = 1;
     double wallThicknessMm = 8;     ///< LV myocardium at end diastole (thickens in systole)
+    /// The valves and the aorta (they do not scale with the EDV): the aortic annulus and
+    /// the open valve's disc at it (diameter, mm), the open mitral orifice (cm²), the
+    /// aortic root and ascending aorta (diameter, mm). The LV's base ring is as wide as
+    /// the two valves side by side need.
+    double aorticAnnulusMm = 22;
+    double mitralValveAreaCm2 = 5.0;
+    double ascendingAortaMm = 28;
+    /// A stenotic aortic valve: the open valve's orifice (cm², below the annulus's own
+    /// area), a hole in a 3 mm thick valve at the annulus. Empty: the valve opens to the
+    /// whole annulus.
+    std::optional<double> aorticValveAreaCm2;
     bool rightHeart = false;        ///< add a right ventricle wrapped around the septum
     /// The ascending aorta goes on into an aortic arch and a short descending aorta
     /// (blood flows through it to the outlet at its end).
@@ -45,6 +60,20 @@ struct PhantomParameters {
     float bloodIntensity = 300.f;       ///< contrast-enhanced blood pool (HU-like)
     float myocardiumIntensity = 100.f;  ///< myocardium and vessel walls
     float backgroundIntensity = 0.f;    ///< everything outside the heart
+
+    friend bool operator==(const PhantomParameters&, const PhantomParameters&) = default;
+};
+
+/// When each phase of the cycle begins, as fractions of the cycle (isovolumic
+/// contraction begins at 0, end diastole; the cycle ends at 1 with the atrial
+/// contraction). From the heart rate (docs/heart-phantom.md: Weissler 1968, Nagueh
+/// 2009), on the phase grid.
+struct CycleTiming {
+    double ejection = 0;             ///< aortic valve opens
+    double isovolumicRelaxation = 0; ///< aortic valve closes: end systole
+    double rapidFilling = 0;         ///< mitral valve opens (E)
+    double diastasis = 0;
+    double atrialContraction = 0;    ///< (A); equals diastasis when there is none
 };
 
 /// A valve opening: a disc with its centre, the unit normal pointing in the direction of
@@ -78,8 +107,10 @@ public:
     explicit HeartPhantom(PhantomParameters parameters = {});
 
     /// Named parameter sets: "adult" (PhantomParameters' defaults), "athlete",
-    /// "heart-failure", "child", and "four-chamber" (the viewer's default): the adult with
-    /// an aortic arch and a right heart shown as a shell (aorticArch, rightHeartShell).
+    /// "heart-failure", "child", "aortic-stenosis" (the adult with a 0.8 cm² aortic
+    /// valve), and "four-chamber" (the viewer's default): the adult with an aortic arch
+    /// and a right heart shown as a shell (aorticArch, rightHeartShell). Their figures
+    /// and sources: docs/heart-phantom.md.
     /// Throws std::invalid_argument listing the valid names.
     static PhantomParameters preset(const std::string& name);
     static std::vector<std::string> presetNames();
@@ -104,12 +135,19 @@ public:
     std::array<int, 3> dimensions() const { return dims_; }
     sph::Vec3 origin() const { return origin_; }
 
-    /// Analytic LV cavity volume (below the valve plane), millilitres. V(0) = EDV, the
-    /// minimum EDV*(1-EF) is held from 0.30 to 0.40 of the cycle (end systole at 0.35).
+    /// Analytic LV cavity volume (below the valve plane), millilitres. V(0) = EDV, held
+    /// through isovolumic contraction; the minimum EDV*(1-EF) is held through isovolumic
+    /// relaxation, from endSystolicPhase() to timing().rapidFilling.
     double lvVolumeMl(double phase01) const;
     double ejectionFractionAnalytic() const;
-    static constexpr double endSystolicPhase() { return 0.35; }
-    /// Analytic left-atrial ellipsoid volume before trimming at the valve plane, ml.
+    /// The phases of the cycle at this heart rate and phase count.
+    CycleTiming timing() const;
+    /// Aortic valve closure: the end of ejection, the first phase of the LV's minimum.
+    double endSystolicPhase() const { return timing().isovolumicRelaxation; }
+    /// Analytic left-atrial ellipsoid volume before trimming at the valve plane, ml: its
+    /// smallest at end diastole, filling through ventricular systole (reservoir), emptying
+    /// in rapid filling, held in diastasis (conduit), emptying again in atrial contraction
+    /// by what the ventricle gains then.
     double laVolumeMl(double phase01) const;
 
     ValveDisc mitralValve(double phase01) const;

@@ -38,8 +38,10 @@ namespace fs = std::filesystem;
 namespace {
 
 /// Bump whenever the pipeline's output for the same inputs changes (extraction,
-/// cleaning, interpolation algorithms) or the file layout changes.
-constexpr std::uint32_t kCacheFormatVersion = 2;
+/// cleaning, interpolation algorithms) or the file layout changes. 3: the phantom's base,
+/// valves, aorta and volume curves redesigned (issue 22), which its key's parameters
+/// alone would not tell.
+constexpr std::uint32_t kCacheFormatVersion = 3;
 constexpr char kCacheMagic[8] = {'A', 'T', 'R', 'H', 'E', 'A', 'R', 'T'};
 constexpr const char* kCacheExtension = ".atriumheart";
 /// Largest cache file read back (a moving heart is tens of MB).
@@ -178,7 +180,11 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
             << "rightHeart " << phantom.rightHeart << "\n"
             << "bloodIntensity " << exact(phantom.bloodIntensity) << "\n"
             << "myocardiumIntensity " << exact(phantom.myocardiumIntensity) << "\n"
-            << "backgroundIntensity " << exact(phantom.backgroundIntensity) << "\n";
+            << "backgroundIntensity " << exact(phantom.backgroundIntensity) << "\n"
+            << "aorticAnnulusMm " << exact(phantom.aorticAnnulusMm) << "\n"
+            << "mitralValveAreaCm2 " << exact(phantom.mitralValveAreaCm2) << "\n"
+            << "ascendingAortaMm " << exact(phantom.ascendingAortaMm) << "\n";
+        if (phantom.aorticValveAreaCm2) key << "aorticValveAreaCm2 " << exact(*phantom.aorticValveAreaCm2) << "\n";
         // Only when set, so that the hearts cached before these options keep their keys.
         if (phantom.aorticArch) key << "aorticArch 1\n";
         if (phantom.rightHeartShell) key << "rightHeartShell 1\n";
@@ -546,14 +552,8 @@ HeartSource HeartSource::fromChambers(std::vector<ChamberSeries> chambers, doubl
 
 namespace {
 
-bool sameParameters(const PhantomParameters& a, const PhantomParameters& b) {
-    return a.heartRateBpm == b.heartRateBpm && a.endDiastolicVolumeMl == b.endDiastolicVolumeMl &&
-           a.ejectionFraction == b.ejectionFraction && a.phases == b.phases && a.voxelSizeMm == b.voxelSizeMm &&
-           a.noise == b.noise && a.seed == b.seed && a.wallThicknessMm == b.wallThicknessMm &&
-           a.rightHeart == b.rightHeart && a.aorticArch == b.aorticArch && a.rightHeartShell == b.rightHeartShell &&
-           a.bloodIntensity == b.bloodIntensity &&
-           a.myocardiumIntensity == b.myocardiumIntensity && a.backgroundIntensity == b.backgroundIntensity;
-}
+/// Every field (PhantomParameters' defaulted ==, so a field added later is compared too).
+bool sameParameters(const PhantomParameters& a, const PhantomParameters& b) { return a == b; }
 
 } // namespace
 
