@@ -1,9 +1,10 @@
 #pragma once
 // In-memory description of a simulation scene: solver parameters, container, wall
-// mesh, fluid blocks, emitters, outlets and planes. SceneFile.h reads it from JSON.
+// mesh, fluid blocks, emitters, outlets, open boundaries and planes. SceneFile.h reads it from JSON.
 // All lengths in metres, times in seconds, densities in kg/m^3, pressures in Pa.
 
 #include "sim/sph/Boundaries.h"
+#include "sim/sph/OpenBoundaries.h"
 #include "sim/sph/TriangleMesh.h"
 #include "sim/sph/Vec3.h"
 
@@ -108,6 +109,8 @@ struct Scene {
     std::vector<FluidBlock> fluidBlocks;
     std::vector<Emitter> emitters;
     std::vector<Outlet> outlets;
+    /// Pressure boundaries with buffer layers (OpenBoundaries.h), at most kMaxOpenBoundaries.
+    std::vector<OpenBoundary> openBoundaries;
     std::vector<BoundaryPlane> planes;
 };
 
