@@ -59,6 +59,9 @@ struct StepInput {
     /// Most buffer particles all open boundaries together may create in one step (a
     /// bound the Solver derives from their sections; the GPU reserves slots for them).
     std::uint32_t openSpawnReserve = 0;
+    /// A buffer particle is created only where no particle is closer than this (m): a
+    /// fluid particle that strays into a buffer and back must not add one.
+    float openSpawnRoom = 0.f;
     float wallMargin = 0.f;
     float wallDistanceOffset = 0.f; ///< see WallKernelIntegrals.h
     /// Divides the spiky pressure gradient: 1 / spikyGradientLatticeSum() (WallKernelIntegrals.h)
@@ -90,7 +93,7 @@ struct StepOutput {
     OpenBoundaryStepCounts open[kMaxOpenBoundaries];
     std::uint32_t openCreated = 0;  ///< buffer particles created behind a buffer
     std::uint32_t openRemoved = 0;  ///< particles removed past a buffer's far side
-    std::uint32_t openDropped = 0;  ///< creations refused for want of room (GPU; 0 in practice)
+    std::uint32_t openDropped = 0;  ///< creations refused: the spot was taken (or no slot, GPU)
 };
 
 /// Which arrays to copy back to the host.

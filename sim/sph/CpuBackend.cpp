@@ -325,10 +325,21 @@ private:
     void createBufferParticles(const StepInput& in, StepOutput& out) {
         if (spawnCount_ == 0) return;
         const std::size_t n = pos_.size();
+        const float room2 = in.openSpawnRoom * in.openSpawnRoom;
+        std::uint32_t created = 0;
+        spawnCandidates_.clear();
         for (std::size_t i = 0; i < n; ++i) {
             if (!spawn_[i]) continue;
             const OpenBoundary& b = in.openBoundaries[spawn_[i] - 1];
-            pos_.push_back(pos_[i] - b.normal * b.depth);
+            const Vec3 q = pos_[i] - b.normal * b.depth;
+            const bool taken = occupiedNear(q, room2);
+            spawnCandidates_.push_back(q);
+            if (taken) {
+                ++out.openDropped;
+                continue;
+            }
+            ++created;
+            pos_.push_back(q);
             vel_.push_back(vel_[i]);
             // Until the next density pass, the density and pressure of the buffer it joins.
             const float rho = bufferDensity(in, b, pos_.back());
@@ -337,7 +348,22 @@ private:
         }
         removed_.resize(pos_.size(), 0);
         resizeDerived();
-        out.openCreated = std::uint32_t(spawnCount_);
+        out.openCreated = created;
+    }
+
+    /// Whether a live particle lies within sqrt(room2) of q (through the grid of this
+    /// step: they moved less than a kernel radius since it was built), or an earlier
+    /// candidate of this step (created or not; the GPU's rule, where they are checked at
+    /// once).
+    bool occupiedNear(Vec3 q, float room2) const {
+        bool found = false;
+        forEachCandidateRange(q, [&](std::uint32_t begin, std::uint32_t end) {
+            for (std::uint32_t j = begin; j < end && !found; ++j)
+                found = !removed_[j] && lengthSquared(pos_[j] - q) < room2;
+        });
+        for (std::size_t c = 0; c < spawnCandidates_.size() && !found; ++c)
+            found = lengthSquared(spawnCandidates_[c] - q) < room2;
+        return found;
     }
 
     WallNeighbourhood wallsNear(const StepInput& in, Vec3 p, const WallFieldView* wall) const {
@@ -670,6 +696,7 @@ private:
     std::vector<float> bufferExcess_;  // open boundaries: bufferDensityExcess of buffer particles, 0 for fluid
     std::vector<std::uint8_t> spawn_; // open boundaries: b + 1 where b needs a new buffer particle
     std::size_t spawnCount_ = 0;
+    std::vector<Vec3> spawnCandidates_; // createBufferParticles: this step's, in index order
     std::vector<std::uint32_t> key_, order_, cellStart_, cursor_, zRank_;
     GridGeometry grid_;
     CellGrid cells_; // grid_ as CandidateCells.h reads it

@@ -307,29 +307,24 @@ struct TallyMerge {
     }
 };
 
-/// Open boundaries, after the walls (CpuBackend::openBoundaryEvents): crossings, a new
-/// buffer particle `depth` behind one that entered the fluid (in the slots after the
-/// live ones, while there are slots), and the flux of the measuring slabs.
-__device__ void openBoundaryEventsAfterWalls(const DeviceStep& s, const cuda::DeviceOpenBoundaries& o, int zone0,
-                                             Vec3 p, Vec3 v, std::uint32_t live, float4* __restrict__ pos,
-                                             float4* __restrict__ vel, float2* __restrict__ rhoP,
-                                             std::uint8_t* __restrict__ removed, DeviceCounters* counters) {
+/// Open boundaries, after the walls (CpuBackend::openBoundaryEvents): crossings, the
+/// request for a new buffer particle `depth` behind one that entered the fluid (a
+/// candidate for spawnKernel, which checks for room once every particle has moved), and
+/// the flux of the measuring slabs.
+__device__ void openBoundaryEventsAfterWalls(const cuda::DeviceOpenBoundaries& o, int zone0, Vec3 p, Vec3 v,
+                                             float4* __restrict__ spawnPos, float4* __restrict__ spawnVel,
+                                             DeviceCounters* counters) {
     const int zone1 = openBoundaryZone(o.boundary, o.count, p);
     if (zone0 != zone1) {
         if (zone0) {
             const OpenBoundary& b = o.boundary[zone0 - 1];
             atomicAdd(&counters->openEntered[zone0 - 1], 1u);
             if (b.distance(p) >= 0.f) {
-                const std::uint32_t dst = live + atomicAdd(&counters->openSpawned, 1u);
-                if (dst < o.slotCapacity) {
-                    const Vec3 q = p - b.normal * b.depth;
-                    const float rho = cuda::bufferDensity(s, b, q);
-                    pos[dst] = cuda::toFloat4(q);
-                    vel[dst] = cuda::toFloat4(v);
-                    rhoP[dst] = make_float2(rho, cuda::equationOfState(s, rho));
-                    removed[dst] = 0;
-                    atomicAdd(&counters->count, 1u);
-                    atomicAdd(&counters->openCreated, 1u);
+                const std::uint32_t k = atomicAdd(&counters->openSpawned, 1u);
+                if (k < o.spawnCapacity) {
+                    spawnPos[k] = make_float4(p.x - b.normal.x * b.depth, p.y - b.normal.y * b.depth,
+                                              p.z - b.normal.z * b.depth, float(zone0));
+                    spawnVel[k] = cuda::toFloat4(v);
                 } else {
                     atomicAdd(&counters->openDropped, 1u);
                 }
@@ -352,7 +347,8 @@ template <bool kIntegrate, bool kBoundary>
 __global__ void __launch_bounds__(kBlockSize)
     motionKernel(DeviceStep s, cuda::DeviceOpenBoundaries o, const std::uint32_t* __restrict__ cellStart,
                  float4* __restrict__ pos, float4* __restrict__ vel, const float4* __restrict__ accel,
-                 float2* __restrict__ rhoP, std::uint8_t* __restrict__ removed, DeviceCounters* counters) {
+                 float4* __restrict__ spawnPos, float4* __restrict__ spawnVel, std::uint8_t* __restrict__ removed,
+                 DeviceCounters* counters) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     Tally t{0.f, 0u, 0u, 0u, 0u};
     const std::uint32_t live = cellStart[s.grid.cellCount];
@@ -375,7 +371,7 @@ __global__ void __launch_bounds__(kBlockSize)
             case cuda::BoundaryResult::OpenRemoved: removed[i] = 1; ++t.openRemoved; break;
             case cuda::BoundaryResult::Kept:
                 t.maxSpeed2 = lengthSquared(v);
-                if (o.count > 0) openBoundaryEventsAfterWalls(s, o, zone0, p, v, live, pos, vel, rhoP, removed, counters);
+                if (o.count > 0) openBoundaryEventsAfterWalls(o, zone0, p, v, spawnPos, spawnVel, counters);
                 break;
             }
         }
@@ -398,6 +394,41 @@ __global__ void __launch_bounds__(kBlockSize)
                 atomicAdd(&counters->pending, b.outlets + b.leaked + b.openRemoved);
         }
     }
+}
+
+/// Open boundaries: creates the requested buffer particles (openBoundaryEventsAfterWalls)
+/// where no live particle and no other candidate lies closer than `room` (CpuBackend::
+/// createBufferParticles checks the earlier candidates in index order; here the order of
+/// the requests), in the slots after the live ones.
+__global__ void __launch_bounds__(kBlockSize)
+    spawnKernel(DeviceStep s, cuda::DeviceOpenBoundaries o, float room2, const std::uint32_t* __restrict__ cellStart,
+                const std::uint32_t* __restrict__ zRank, float4* __restrict__ pos, float4* __restrict__ vel,
+                float2* __restrict__ rhoP, std::uint8_t* __restrict__ removed, const float4* __restrict__ spawnPos,
+                const float4* __restrict__ spawnVel, DeviceCounters* counters) {
+    const std::uint32_t k = blockIdx.x * blockDim.x + threadIdx.x;
+    const std::uint32_t requested = min(counters->openSpawned, o.spawnCapacity);
+    if (k >= requested) return;
+    const float4 candidate = spawnPos[k];
+    const Vec3 q = cuda::xyz(candidate);
+    bool taken = false;
+    for (std::uint32_t c = 0; c < k && !taken; ++c) taken = lengthSquared(cuda::xyz(spawnPos[c]) - q) < room2;
+    const CandidateRows rows(s.grid, q);
+    for (int row = 0; row < kCandidateRows && !taken; ++row)
+        rows.at(row, cellStart, zRank).forEach([&](std::uint32_t j) {
+            if (!removed[j] && lengthSquared(cuda::xyz(pos[j]) - q) < room2) taken = true;
+        });
+    if (taken) {
+        atomicAdd(&counters->openDropped, 1u);
+        return;
+    }
+    const std::uint32_t dst = atomicAdd(&counters->count, 1u); // reserved: below the capacity
+    const OpenBoundary& b = o.boundary[int(candidate.w) - 1];
+    const float rho = cuda::bufferDensity(s, b, q);
+    pos[dst] = cuda::toFloat4(q);
+    vel[dst] = spawnVel[k];
+    rhoP[dst] = make_float2(rho, cuda::equationOfState(s, rho));
+    removed[dst] = 0;
+    atomicAdd(&counters->openCreated, 1u);
 }
 
 /// Flags the given (distinct) slots for removal at the next grid build.
@@ -613,24 +644,30 @@ public:
         if (profile) {
             record(3);
             motionKernel<true, false><<<blocks, kBlockSize, 0, stream_>>>(
-                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), rhoP_.get(), removed_.get(),
-                counters_.get());
+                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), spawnPos_.get(), spawnVel_.get(),
+                removed_.get(), counters_.get());
             ATRIUM_CUDA_CHECK(cudaGetLastError());
             record(4);
             motionKernel<false, true><<<blocks, kBlockSize, 0, stream_>>>(
-                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), rhoP_.get(), removed_.get(),
-                counters_.get());
+                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), spawnPos_.get(), spawnVel_.get(),
+                removed_.get(), counters_.get());
             ATRIUM_CUDA_CHECK(cudaGetLastError());
             record(5);
         } else {
             motionKernel<true, true><<<blocks, kBlockSize, 0, stream_>>>(
-                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), rhoP_.get(), removed_.get(),
-                counters_.get());
+                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), spawnPos_.get(), spawnVel_.get(),
+                removed_.get(), counters_.get());
             ATRIUM_CUDA_CHECK(cudaGetLastError());
         }
+        if (o.count > 0) {
+            spawnKernel<<<blocksFor(o.spawnCapacity), kBlockSize, 0, stream_>>>(
+                s, o, in.openSpawnRoom * in.openSpawnRoom, cellStart_.get(), zRankPtr(), pos_.get(), vel_.get(),
+                rhoP_.get(), removed_.get(), spawnPos_.get(), spawnVel_.get(), counters_.get());
+            ATRIUM_CUDA_CHECK(cudaGetLastError());
+            // The buffers may have filled slots after the live ones (at most the reserve).
+            hostUpper_ += in.openSpawnReserve;
+        }
         exactKnown_ = false;
-        // The buffers may have filled slots after the live ones (at most the reserve).
-        if (o.count > 0) hostUpper_ += in.openSpawnReserve;
 
         // Queue this step's counters; report the previous step's (see the file comment).
         const int slot = nextSlot_;
@@ -986,7 +1023,9 @@ private:
         ensureCapacity(hostUpper_ + in.openSpawnReserve, hostUpper_);
         zone_.reserve(pos_.capacity(), 0, stream_);
         bufferExcess_.reserve(pos_.capacity(), 0, stream_);
-        o.slotCapacity = std::uint32_t(pos_.capacity());
+        spawnPos_.reserve(std::max<std::size_t>(in.openSpawnReserve, 1), 0, stream_);
+        spawnVel_.reserve(std::max<std::size_t>(in.openSpawnReserve, 1), 0, stream_);
+        o.spawnCapacity = in.openSpawnReserve;
         return o;
     }
 
@@ -1070,6 +1109,7 @@ private:
     // zone (0 fluid, b + 1 in b's buffer) and bufferDensityExcess (OpenBoundaries.h).
     DeviceBuffer<std::uint8_t> zone_;
     DeviceBuffer<float> bufferExcess_;
+    DeviceBuffer<float4> spawnPos_, spawnVel_; // requested buffer particles (w: zone), spawnKernel
 
     // Grid: per-cell counters (cellCount + 2, the last two zero-padded for the sentinel
     // key and the total), their exclusive scan, Z-order ranks, scan scratch.

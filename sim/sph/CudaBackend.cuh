@@ -73,7 +73,7 @@ struct DeviceOpenBoundaries {
     OpenBoundary boundary[kMaxOpenBoundaries];
     int count = 0;
     float fluxSlab = 0.f;          ///< StepInput::openFluxSlab
-    std::uint32_t slotCapacity = 0; ///< particle slots allocated: new buffer particles go below it
+    std::uint32_t spawnCapacity = 0; ///< new buffer particles one step may request (StepInput::openSpawnReserve)
 };
 
 /// Device-resident counters: particle count bookkeeping plus the StepOutput of the last

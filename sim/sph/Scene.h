@@ -24,7 +24,9 @@ enum class EquationOfState {
 enum class WallPressure {
     DensityMap, ///< energy-consistent: settles quietly; the first layer at ~2x hydrostatic pressure
     Mirrored,   ///< the fluid beyond a wall at the particle's pressure, extrapolated
-                ///< hydrostatically (Adami et al. 2012): right wall pressures, rings longer
+                ///< hydrostatically, and at Adami's no-slip velocity 2 v_wall - v
+                ///< (Adami et al. 2012): right wall pressures and wall shear, rings
+                ///< longer; the choice for flows driven by open boundaries' pressures
 };
 
 struct SolverParameters {

@@ -243,6 +243,7 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.openBoundaries = scene_.openBoundaries;
     in.openFluxSlab = p.kernelRadius;
     in.openSpawnReserve = openSpawnReserve_;
+    in.openSpawnRoom = 0.75f * p.particleSpacing; // as emitters (dropOccupied)
     in.wallMargin = p.wallMargin;
     in.wallDistanceOffset = wallOffset_;
     in.pressureGradientScale = pressureGradientScale_;

@@ -59,7 +59,10 @@ struct ParticleAccounting {
     /// the fluid blocks left room, and one behind each particle that entered the fluid).
     std::uint64_t openCreated = 0;
     std::uint64_t openRemoved = 0;      ///< removed past a buffer's far side
-    std::uint64_t openDropped = 0;      ///< creations the GPU had no room for (0 in practice)
+    /// Buffer particles not created because another lay within 3/4 spacing of the spot
+    /// (a fluid particle that strayed into an inflowing buffer and back would otherwise
+    /// add one each time), or for want of slots on the GPU.
+    std::uint64_t openDropped = 0;
 };
 
 /// What crossed one open boundary since the start (Solver::openBoundaryFlow). Counts are
