@@ -53,6 +53,15 @@ struct StepInput {
     const BoxContainer* container = nullptr; ///< null: none
     std::span<const BoundaryPlane> planes;
     std::span<const Outlet> outlets;
+    /// Open boundaries (OpenBoundaries.h), depths resolved; empty: none, and no cost.
+    std::span<const OpenBoundary> openBoundaries;
+    float openFluxSlab = 0.f; ///< m: thickness of the slab each boundary's flux is measured in
+    /// Most buffer particles all open boundaries together may create in one step (a
+    /// bound the Solver derives from their sections; the GPU reserves slots for them).
+    std::uint32_t openSpawnReserve = 0;
+    /// A buffer particle is created only where no particle is closer than this (m): a
+    /// fluid particle that strays into a buffer and back must not add one.
+    float openSpawnRoom = 0.f;
     float wallMargin = 0.f;
     float wallDistanceOffset = 0.f; ///< see WallKernelIntegrals.h
     /// Divides the spiky pressure gradient: 1 / spikyGradientLatticeSum() (WallKernelIntegrals.h)
@@ -80,6 +89,11 @@ struct StepOutput {
     std::uint32_t removedOutlets = 0;
     std::uint32_t removedLeaked = 0; ///< found outside the wall mesh and removed
     std::uint64_t neighbourPairs = 0; ///< i-j pairs within h in the force pass (i != j)
+    /// Open boundaries: per boundary (scene order) the crossings and flux of this step.
+    OpenBoundaryStepCounts open[kMaxOpenBoundaries];
+    std::uint32_t openCreated = 0;  ///< buffer particles created behind a buffer
+    std::uint32_t openRemoved = 0;  ///< particles removed past a buffer's far side
+    std::uint32_t openDropped = 0;  ///< creations refused: the spot was taken (or no slot, GPU)
 };
 
 /// Which arrays to copy back to the host.

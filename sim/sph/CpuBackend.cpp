@@ -88,13 +88,18 @@ public:
         computeDensities(in);
         StepOutput out;
         auto t0 = Clock::now();
+        if (!in.openBoundaries.empty()) {
+            bufferDensityCorrection(in);
+            bufferVelocityPass(in);
+        }
         out.neighbourPairs = forcePass(in);
         times_.force += msSince(t0);
         t0 = Clock::now();
-        integrate(in.dt);
+        integrate(in);
         times_.integrate += msSince(t0);
         t0 = Clock::now();
         boundaryPass(in, out);
+        if (!in.openBoundaries.empty()) createBufferParticles(in, out);
         times_.boundary += msSince(t0);
         return out;
     }
@@ -243,6 +248,124 @@ private:
                in.backgroundPressure;
     }
 
+    /// The density at which a buffer particle at p has boundary b's pressure, with the
+    /// hydrostatic part rho0 g . (p - center).
+    static float bufferDensity(const StepInput& in, const OpenBoundary& b, Vec3 p) {
+        return densityFromPressure(bufferPressure(b, in.restDensity, in.gravity, p), in.equationOfState == EquationOfState::Tait, in.restDensity,
+                                   in.eosStiffness);
+    }
+
+    /// Sets the velocity of every buffer particle (zone_ from the density pass): the
+    /// prescribed one, or a Shepard average of the fluid's at bufferVelocitySample
+    /// (zero-gradient extrapolation). Only buffer particles are
+    /// written and only fluid ones read, so the order does not matter.
+    void bufferVelocityPass(const StepInput& in) {
+        const SphKernels k = in.kernels;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                if (!zone_[i]) continue;
+                const OpenBoundary& b = in.openBoundaries[zone_[i] - 1];
+                Vec3 v = vel_[i];
+                if (b.velocity == OpenBoundaryVelocity::Prescribed) {
+                    v = b.normal * b.inflowSpeed;
+                } else {
+                    const Vec3 sample = bufferVelocitySample(b, pos_[i], k.h);
+                    float weight = 0.f, massWeight = 0.f;
+                    Vec3 sum;
+                    forEachCandidateRange(sample, [&](std::uint32_t begin, std::uint32_t end) {
+                        for (std::uint32_t j = begin; j < end; ++j) {
+                            if (zone_[j]) continue;
+                            const float w = k.poly6W(lengthSquared(sample - pos_[j]));
+                            weight += w * volume_[j];
+                            massWeight += w;
+                            sum += vel_[j] * (w * volume_[j]);
+                        }
+                    });
+                    // Mass flux continuity across the plane: the buffer, at its own
+                    // particle density, delivers the fluid's mass flux rho_f v_f.
+                    if (weight > 0.f) {
+                        v = sum / weight;
+                        const float summed = density_[i] / (1.f + bufferExcess_[i]);
+                        v *= bufferSpeedFactor(b, v, density_[i], summed, in.mass * massWeight / weight);
+                    }
+                }
+                vel_[i] = v;
+                vx_[i] = v.x, vy_[i] = v.y, vz_[i] = v.z;
+            }
+        });
+    }
+
+    /// Adds to the density of each fluid particle beside a buffer its buffer
+    /// neighbours' excess weight (bufferDensityExcess, OpenBoundaries.h), with the
+    /// pressure that follows. Only fluid particles are written, only buffer ones read.
+    void bufferDensityCorrection(const StepInput& in) {
+        const SphKernels k = in.kernels;
+        const OpenBoundary* open = in.openBoundaries.data();
+        const int openCount = int(in.openBoundaries.size());
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                const Vec3 pi = pos_[i];
+                if (zone_[i] || !nearOpenBoundary(open, openCount, pi, k.h)) continue;
+                float extra = 0.f;
+                forEachCandidateRange(pi, [&](std::uint32_t begin, std::uint32_t end) {
+                    for (std::uint32_t j = begin; j < end; ++j)
+                        extra += k.poly6W(lengthSquared(pi - pos_[j])) * bufferExcess_[j];
+                });
+                if (extra == 0.f) continue;
+                const float rho = density_[i] + in.mass * extra;
+                density_[i] = rho;
+                volume_[i] = in.mass / rho;
+                pressure_[i] = equationOfState(in, rho);
+            }
+        });
+    }
+
+    /// Appends the buffer particles the boundary pass asked for (spawn_): each `depth`
+    /// behind one that crossed into the fluid, with its velocity, in index order.
+    void createBufferParticles(const StepInput& in, StepOutput& out) {
+        if (spawnCount_ == 0) return;
+        const std::size_t n = pos_.size();
+        const float room2 = in.openSpawnRoom * in.openSpawnRoom;
+        std::uint32_t created = 0;
+        spawnCandidates_.clear();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (!spawn_[i]) continue;
+            const OpenBoundary& b = in.openBoundaries[spawn_[i] - 1];
+            const Vec3 q = pos_[i] - b.normal * b.depth;
+            const bool taken = occupiedNear(q, room2);
+            spawnCandidates_.push_back(q);
+            if (taken) {
+                ++out.openDropped;
+                continue;
+            }
+            ++created;
+            pos_.push_back(q);
+            vel_.push_back(vel_[i]);
+            // Until the next density pass, the density and pressure of the buffer it joins.
+            const float rho = bufferDensity(in, b, pos_.back());
+            density_.push_back(rho);
+            pressure_.push_back(equationOfState(in, rho));
+        }
+        removed_.resize(pos_.size(), 0);
+        resizeDerived();
+        out.openCreated = created;
+    }
+
+    /// Whether a live particle lies within sqrt(room2) of q (through the grid of this
+    /// step: they moved less than a kernel radius since it was built), or an earlier
+    /// candidate of this step (created or not; the GPU's rule, where they are checked at
+    /// once).
+    bool occupiedNear(Vec3 q, float room2) const {
+        bool found = false;
+        forEachCandidateRange(q, [&](std::uint32_t begin, std::uint32_t end) {
+            for (std::uint32_t j = begin; j < end && !found; ++j)
+                found = !removed_[j] && lengthSquared(pos_[j] - q) < room2;
+        });
+        for (std::size_t c = 0; c < spawnCandidates_.size() && !found; ++c)
+            found = lengthSquared(spawnCandidates_[c] - q) < room2;
+        return found;
+    }
+
     WallNeighbourhood wallsNear(const StepInput& in, Vec3 p, const WallFieldView* wall) const {
         return wallNeighbourhood(p, in.kernels.h, in.wallDistanceOffset, in.gravity, in.container, in.planes.data(),
                                  int(in.planes.size()), wall);
@@ -281,6 +404,10 @@ private:
         const float* __restrict py = py_.data();
         const float* __restrict pz = pz_.data();
         const std::size_t n = pos_.size();
+        const OpenBoundary* open = in.openBoundaries.data();
+        const int openCount = int(in.openBoundaries.size());
+        zone_.resize(openCount > 0 ? n : 0);
+        bufferExcess_.resize(openCount > 0 ? n : 0);
         volume_.resize(n);
         walls_.resize(n);
         listCount_.resize(n);
@@ -329,7 +456,18 @@ private:
                 // The walls near p_i, kept for the force pass (same positions): the
                 // wall field is sampled once per step here, not twice.
                 walls_[i] = wallsNear(in, pi, wall);
-                const float rho = in.mass * k.poly6 * sum + in.restDensity * walls_[i].densityFraction();
+                float rho = in.mass * k.poly6 * sum + in.restDensity * walls_[i].densityFraction();
+                if (openCount > 0) {
+                    // A buffer particle carries its boundary's pressure (OpenBoundaries.h).
+                    const int zone = openBoundaryZone(open, openCount, pi);
+                    zone_[i] = std::uint8_t(zone);
+                    bufferExcess_[i] = 0.f;
+                    if (zone) {
+                        const float summed = rho;
+                        rho = bufferDensity(in, open[zone - 1], pi);
+                        bufferExcess_[i] = bufferDensityExcess(rho, summed);
+                    }
+                }
                 density_[i] = rho;
                 volume_[i] = in.mass / rho;
                 pressure_[i] = equationOfState(in, rho);
@@ -425,8 +563,19 @@ private:
             std::plus<>());
     }
 
-    /// Semi-implicit (symplectic) Euler: v += a dt, then x += v dt.
-    void integrate(float dt) {
+    /// Semi-implicit (symplectic) Euler: v += a dt, then x += v dt. Buffer particles
+    /// move at the velocity their boundary gave them.
+    void integrate(const StepInput& in) {
+        const float dt = in.dt;
+        if (!in.openBoundaries.empty()) {
+            tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+                for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                    if (!zone_[i]) vel_[i] += accel_[i] * dt;
+                    pos_[i] += vel_[i] * dt;
+                }
+            });
+            return;
+        }
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
             for (std::size_t i = r.begin(); i != r.end(); ++i) {
                 vel_[i] += accel_[i] * dt;
@@ -438,12 +587,55 @@ private:
     struct BoundaryTally {
         float maxSpeed2 = 0.f;
         std::uint32_t nonFinite = 0, outlets = 0, leaked = 0;
+        std::uint32_t openRemoved = 0, openSpawns = 0;
+        OpenBoundaryStepCounts open[kMaxOpenBoundaries];
         BoundaryTally merged(const BoundaryTally& o) const {
-            return {std::max(maxSpeed2, o.maxSpeed2), nonFinite + o.nonFinite, outlets + o.outlets, leaked + o.leaked};
+            BoundaryTally t{std::max(maxSpeed2, o.maxSpeed2), nonFinite + o.nonFinite, outlets + o.outlets,
+                            leaked + o.leaked, openRemoved + o.openRemoved, openSpawns + o.openSpawns};
+            for (int b = 0; b < kMaxOpenBoundaries; ++b) {
+                t.open[b].entered = open[b].entered + o.open[b].entered;
+                t.open[b].left = open[b].left + o.open[b].left;
+                t.open[b].fluxUnits = open[b].fluxUnits + o.open[b].fluxUnits;
+            }
+            return t;
         }
     };
 
+    /// A particle's open-boundary events after its travel, zone0 being its zone at the
+    /// start of the step (OpenBoundaries.h): removal past a far side (before the walls,
+    /// which may close the pipe right there), then, after the walls, the crossings,
+    /// the request for a new buffer particle and the flux. Returns true if removed.
+    static bool openBoundaryEvents(const StepInput& in, int zone0, bool beforeWalls, Vec3 p, Vec3 v,
+                                   BoundaryTally& t, std::uint8_t& spawn) {
+        const OpenBoundary* open = in.openBoundaries.data();
+        const int count = int(in.openBoundaries.size());
+        if (beforeWalls) {
+            const int b = openBoundaryBeyond(open, count, p);
+            if (b < 0) return false;
+            ++t.openRemoved;
+            if (zone0 == 0) ++t.open[b].left; // fluid that jumped the whole buffer
+            return true;
+        }
+        const int zone1 = openBoundaryZone(open, count, p);
+        if (zone0 != zone1) {
+            if (zone0) {
+                ++t.open[zone0 - 1].entered;
+                // Crossed its plane forwards: a new buffer particle fills the gap.
+                if (open[zone0 - 1].distance(p) >= 0.f) {
+                    spawn = std::uint8_t(zone0);
+                    ++t.openSpawns;
+                }
+            }
+            if (zone1) ++t.open[zone1 - 1].left;
+        }
+        if (zone1 == 0)
+            for (int b = 0; b < count; ++b) t.open[b].fluxUnits += openBoundaryFluxUnits(open[b], in.openFluxSlab, p, v);
+        return false;
+    }
+
     void boundaryPass(const StepInput& in, StepOutput& out) {
+        const bool open = !in.openBoundaries.empty();
+        spawn_.assign(open ? pos_.size() : 0, 0);
         WallFieldView storage;
         // Positions are at the end of the step here.
         const WallFieldView* wall = wallView(storage, in.wallPoseAge + in.dt);
@@ -457,6 +649,11 @@ private:
                         continue;
                     }
                     const Vec3 previous = p - v * in.dt; // start of this step's travel
+                    const int zone0 = open ? zone_[i] : 0;
+                    if (open && openBoundaryEvents(in, zone0, true, p, v, t, spawn_[i])) {
+                        removed_[i] = 1;
+                        continue;
+                    }
                     for (const BoundaryPlane& plane : in.planes) collideWithPlane(plane, previous, p, v);
                     if (in.container) collideWithBox(*in.container, p, v);
                     if (wall && collideWithWall(*wall, in.wallMargin, in.wallRestitution, p, v) == WallHit::Leaked) {
@@ -470,6 +667,7 @@ private:
                                 break;
                             }
                     }
+                    if (open && !removed_[i]) openBoundaryEvents(in, zone0, false, p, v, t, spawn_[i]);
                     pos_[i] = p;
                     vel_[i] = v;
                     if (!removed_[i]) t.maxSpeed2 = std::max(t.maxSpeed2, lengthSquared(v));
@@ -481,7 +679,10 @@ private:
         out.nonFinite = tally.nonFinite;
         out.removedOutlets = tally.outlets;
         out.removedLeaked = tally.leaked;
-        pendingRemoved_ += tally.outlets + tally.leaked;
+        pendingRemoved_ += tally.outlets + tally.leaked + tally.openRemoved;
+        out.openRemoved = tally.openRemoved;
+        for (int b = 0; b < kMaxOpenBoundaries; ++b) out.open[b] = tally.open[b];
+        spawnCount_ = tally.openSpawns;
     }
 
     std::vector<Vec3> pos_, vel_, accel_, tmpPos_, tmpVel_;
@@ -491,6 +692,11 @@ private:
     std::vector<std::uint32_t> listed_;                       // kListed neighbours per particle
     std::vector<unsigned> listCount_;                         // neighbours found (may exceed kListed)
     std::vector<std::uint8_t> removed_;
+    std::vector<std::uint8_t> zone_;  // open boundaries: 0 fluid, b + 1 in b's buffer (density pass)
+    std::vector<float> bufferExcess_;  // open boundaries: bufferDensityExcess of buffer particles, 0 for fluid
+    std::vector<std::uint8_t> spawn_; // open boundaries: b + 1 where b needs a new buffer particle
+    std::size_t spawnCount_ = 0;
+    std::vector<Vec3> spawnCandidates_; // createBufferParticles: this step's, in index order
     std::vector<std::uint32_t> key_, order_, cellStart_, cursor_, zRank_;
     GridGeometry grid_;
     CellGrid cells_; // grid_ as CandidateCells.h reads it

@@ -8,7 +8,7 @@
 // sort: one histogram, one scan, one scatter), so a cell's particles are contiguous and
 // a row of 3 cells is one contiguous range in linear order.
 //
-// Per step (StepInput::profileStages off) the stream gets 8 kernels and one 32-byte
+// Per step (StepInput::profileStages off) the stream gets 8 kernels and one 176-byte
 // copy back, and the host waits once, for the previous step's counters:
 //   1. keyKernel       cell key per particle (removed: key = cellCount), rank inside
 //                      its cell from a warp-aggregated atomicAdd on the cell's counter;
@@ -29,6 +29,10 @@
 //   8. motionKernel    symplectic Euler fused with the boundaries (planes, box, wall,
 //                      outlets); max speed / non-finite / removed counts by block
 //                      reduction, one set of atomics per block
+// With open boundaries (OpenBoundaries.h), wallKernel also gives each particle its zone
+// and a buffer particle its boundary's density and pressure, three kernels run between
+// 6 and 7 (bufferCorrectionKernel, bufferVelocityKernel, publishKernel) and spawnKernel
+// after 8 (all in CudaOpenBoundaries.cuh); their state is 5 B per slot (zone, excess).
 // With profileStages the integration and boundary passes run as two kernels and
 // cudaEvents time each stage (the host then waits for the step to finish).
 //
@@ -60,6 +64,7 @@
 
 #include "sim/sph/CudaBackend.cuh"
 #include "sim/sph/CudaMemory.cuh"
+#include "sim/sph/CudaOpenBoundaries.cuh"
 
 #include "sim/sph/WallDistanceField.h"
 
@@ -107,6 +112,11 @@ __global__ void __launch_bounds__(kBlockSize)
         counters->removedOutlets = 0;
         counters->removedLeaked = 0;
         counters->neighbourPairs = 0;
+        counters->openCreated = counters->openRemoved = counters->openDropped = counters->openSpawned = 0;
+        for (int b = 0; b < kMaxOpenBoundaries; ++b) {
+            counters->openEntered[b] = counters->openLeft[b] = 0;
+            counters->openFluxUnits[b] = 0;
+        }
     }
     const std::uint32_t n = counters->count;
     const bool active = i < n;
@@ -162,14 +172,28 @@ __global__ void __launch_bounds__(kBlockSize)
     rhoP[i].x = cuda::fluidDensityAt(s, cellStart, zRank, pos, i, masks);
 }
 
-/// Density and pressure with the walls, and the walls' force for the force pass.
+/// Density and pressure with the walls, and the walls' force for the force pass. With
+/// open boundaries: each particle's zone, and a buffer particle's density and pressure
+/// its boundary's (bufferExcess: OpenBoundaries.h's bufferDensityExcess, 0 for fluid).
 __global__ void __launch_bounds__(kBlockSize)
-    wallKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, float4* __restrict__ pos,
-               float4* __restrict__ vel, float2* __restrict__ rhoP, float4* __restrict__ wall) {
+    wallKernel(DeviceStep s, cuda::DeviceOpenBoundaries o, const std::uint32_t* __restrict__ cellStart,
+               float4* __restrict__ pos, float4* __restrict__ vel, float2* __restrict__ rhoP, float4* __restrict__ wall,
+               std::uint8_t* __restrict__ zone, float* __restrict__ bufferExcess) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= cellStart[s.grid.cellCount]) return;
     Vec3 w;
-    const float2 rp = cuda::densityWithWalls(s, cuda::xyz(pos[i]), cuda::xyz(vel[i]), rhoP[i].x, w);
+    const Vec3 p = cuda::xyz(pos[i]);
+    float2 rp = cuda::densityWithWalls(s, p, cuda::xyz(vel[i]), rhoP[i].x, w);
+    if (o.count > 0) {
+        const int z = openBoundaryZone(o.boundary, o.count, p);
+        zone[i] = std::uint8_t(z);
+        bufferExcess[i] = 0.f;
+        if (z) {
+            const float rho = cuda::bufferDensity(s, o.boundary[z - 1], p);
+            bufferExcess[i] = bufferDensityExcess(rho, rp.x);
+            rp = make_float2(rho, cuda::equationOfState(s, rho));
+        }
+    }
     rhoP[i] = rp;
     wall[i] = cuda::toFloat4(w);
     // The force pass reads a neighbour's density and pressure with its position and
@@ -201,39 +225,54 @@ __global__ void __launch_bounds__(kBlockSize, kForceBlocksPerSm)
 /// What the boundary pass tallies (reduced per block, then one atomic each).
 struct Tally {
     float maxSpeed2;
-    std::uint32_t nonFinite, outlets, leaked;
+    std::uint32_t nonFinite, outlets, leaked, openRemoved;
 };
 
 struct TallyMerge {
     __device__ Tally operator()(const Tally& a, const Tally& b) const {
         return {a.maxSpeed2 > b.maxSpeed2 ? a.maxSpeed2 : b.maxSpeed2, a.nonFinite + b.nonFinite,
-                a.outlets + b.outlets, a.leaked + b.leaked};
+                a.outlets + b.outlets, a.leaked + b.leaked, a.openRemoved + b.openRemoved};
     }
 };
 
 /// Integration (kIntegrate: v += a dt, x += v dt) and/or boundary handling (kBoundary)
 /// of every live particle. Fused (both true) in normal steps; split when profiling.
+/// Open boundaries: a particle's zone at the start of the step travels from the split
+/// integration kernel to the boundary kernel in pos.w.
 template <bool kIntegrate, bool kBoundary>
 __global__ void __launch_bounds__(kBlockSize)
-    motionKernel(DeviceStep s, const std::uint32_t* __restrict__ cellStart, float4* __restrict__ pos,
-                 float4* __restrict__ vel, const float4* __restrict__ accel, std::uint8_t* __restrict__ removed,
+    motionKernel(DeviceStep s, cuda::DeviceOpenBoundaries o, const std::uint32_t* __restrict__ cellStart,
+                 float4* __restrict__ pos, float4* __restrict__ vel, const float4* __restrict__ accel,
+                 float4* __restrict__ spawnPos, float4* __restrict__ spawnVel, std::uint8_t* __restrict__ removed,
                  DeviceCounters* counters) {
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    Tally t{0.f, 0u, 0u, 0u};
-    if (i < cellStart[s.grid.cellCount]) {
-        Vec3 p = cuda::xyz(pos[i]), v = cuda::xyz(vel[i]);
-        if constexpr (kIntegrate) cuda::integrateParticle(p, v, cuda::xyz(accel[i]), s.dt);
+    Tally t{0.f, 0u, 0u, 0u, 0u};
+    const std::uint32_t live = cellStart[s.grid.cellCount];
+    if (i < live) {
+        const float4 start = pos[i];
+        Vec3 p = cuda::xyz(start), v = cuda::xyz(vel[i]);
+        int zone0 = 0;
+        if (o.count > 0) zone0 = kIntegrate ? openBoundaryZone(o.boundary, o.count, p) : int(start.w);
+        if constexpr (kIntegrate) {
+            if (zone0) p += v * s.dt; // a buffer particle moves at its boundary's velocity
+            else cuda::integrateParticle(p, v, cuda::xyz(accel[i]), s.dt);
+        }
         if constexpr (kBoundary) {
             // NonFinite leaves p and v untouched, so storing them below is what the CPU
             // does (integrated, not handled by the boundaries).
-            switch (cuda::boundaryParticle(s, p, v)) {
+            switch (cuda::boundaryParticle(s, o, zone0, p, v, counters)) {
             case cuda::BoundaryResult::NonFinite: ++t.nonFinite; break;
             case cuda::BoundaryResult::Leaked: removed[i] = 1; ++t.leaked; break;
             case cuda::BoundaryResult::Outlet: removed[i] = 1; ++t.outlets; break;
-            case cuda::BoundaryResult::Kept: t.maxSpeed2 = lengthSquared(v); break;
+            case cuda::BoundaryResult::OpenRemoved: removed[i] = 1; ++t.openRemoved; break;
+            case cuda::BoundaryResult::Kept:
+                t.maxSpeed2 = lengthSquared(v);
+                if (o.count > 0) openBoundaryEventsAfterWalls(o, zone0, p, v, spawnPos, spawnVel, counters);
+                break;
             }
         }
         pos[i] = cuda::toFloat4(p);
+        if constexpr (!kBoundary) pos[i].w = float(zone0);
         vel[i] = cuda::toFloat4(v);
     }
     if constexpr (kBoundary) {
@@ -246,7 +285,9 @@ __global__ void __launch_bounds__(kBlockSize)
             if (b.nonFinite) atomicAdd(&counters->nonFinite, b.nonFinite);
             if (b.outlets) atomicAdd(&counters->removedOutlets, b.outlets);
             if (b.leaked) atomicAdd(&counters->removedLeaked, b.leaked);
-            if (b.outlets + b.leaked) atomicAdd(&counters->pending, b.outlets + b.leaked);
+            if (b.openRemoved) atomicAdd(&counters->openRemoved, b.openRemoved);
+            if (b.outlets + b.leaked + b.openRemoved)
+                atomicAdd(&counters->pending, b.outlets + b.leaked + b.openRemoved);
         }
     }
 }
@@ -430,10 +471,11 @@ public:
         syncSmallArray(in.planes, planeCache_, planes_); // walls count in the density
         syncSmallArray(in.outlets, outletCache_, outlets_);
         const DeviceStep s = makeDeviceStep(in);
+        const cuda::DeviceOpenBoundaries o = prepareOpenBoundaries(in);
         if (profile) record(0);
         buildGrid(in.grid, s.grid);
         if (profile) record(1);
-        launchDensity(s);
+        launchDensity(s, o);
         if (profile) {
             record(2);
             ATRIUM_CUDA_CHECK(cudaEventSynchronize(stageEvents_[2]));
@@ -448,11 +490,13 @@ public:
         syncSmallArray(in.planes, planeCache_, planes_);
         syncSmallArray(in.outlets, outletCache_, outlets_);
         const DeviceStep s = makeDeviceStep(in);
+        const cuda::DeviceOpenBoundaries o = prepareOpenBoundaries(in);
         const std::uint32_t blocks = blocksFor(hostUpper_);
         if (profile) record(0);
         buildGrid(in.grid, s.grid);
         if (profile) record(1);
-        launchDensity(s);
+        launchDensity(s, o);
+        if (o.count > 0) launchOpenBoundaries(s, o);
         if (profile) record(2);
         forceKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(), pos_.get(), vel_.get(),
                                                         rhoP_.get(), tmpVel_.get(), neighbourMasks(), tmpPos_.get(),
@@ -461,17 +505,28 @@ public:
         if (profile) {
             record(3);
             motionKernel<true, false><<<blocks, kBlockSize, 0, stream_>>>(
-                s, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), removed_.get(), counters_.get());
+                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), spawnPos_.get(), spawnVel_.get(),
+                removed_.get(), counters_.get());
             ATRIUM_CUDA_CHECK(cudaGetLastError());
             record(4);
             motionKernel<false, true><<<blocks, kBlockSize, 0, stream_>>>(
-                s, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), removed_.get(), counters_.get());
+                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), spawnPos_.get(), spawnVel_.get(),
+                removed_.get(), counters_.get());
             ATRIUM_CUDA_CHECK(cudaGetLastError());
             record(5);
         } else {
             motionKernel<true, true><<<blocks, kBlockSize, 0, stream_>>>(
-                s, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), removed_.get(), counters_.get());
+                s, o, cellStart_.get(), pos_.get(), vel_.get(), tmpPos_.get(), spawnPos_.get(), spawnVel_.get(),
+                removed_.get(), counters_.get());
             ATRIUM_CUDA_CHECK(cudaGetLastError());
+        }
+        if (o.count > 0) {
+            spawnKernel<<<blocksFor(o.spawnCapacity), kBlockSize, 0, stream_>>>(
+                s, o, in.openSpawnRoom * in.openSpawnRoom, cellStart_.get(), zRankPtr(), pos_.get(), vel_.get(),
+                rhoP_.get(), removed_.get(), spawnPos_.get(), spawnVel_.get(), counters_.get());
+            ATRIUM_CUDA_CHECK(cudaGetLastError());
+            // The buffers may have filled slots after the live ones (at most the reserve).
+            hostUpper_ += in.openSpawnReserve;
         }
         exactKnown_ = false;
 
@@ -502,9 +557,19 @@ public:
             out.removedOutlets = c.removedOutlets;
             out.removedLeaked = c.removedLeaked;
             out.neighbourPairs = c.neighbourPairs;
-            // Slots after that step's build, plus everything appended since it was queued:
-            // an upper bound for the next launches (this step's build only shrinks it).
-            hostUpper_ = std::min(hostUpper_, std::size_t(c.count) + (appendedTotal_ - prev.appendedAtEnqueue));
+            out.openCreated = c.openCreated;
+            out.openRemoved = c.openRemoved;
+            out.openDropped = c.openDropped;
+            for (int b = 0; b < kMaxOpenBoundaries; ++b) {
+                out.open[b].entered = c.openEntered[b];
+                out.open[b].left = c.openLeft[b];
+                out.open[b].fluxUnits = static_cast<long long>(c.openFluxUnits[b]);
+            }
+            // Slots after that step's build, plus everything appended since it was queued
+            // (and what this step's buffers may add): an upper bound for the next
+            // launches (this step's build only shrinks it).
+            hostUpper_ = std::min(hostUpper_, std::size_t(c.count) + (appendedTotal_ - prev.appendedAtEnqueue) +
+                                                  (o.count > 0 ? in.openSpawnReserve : 0u));
             prev.inFlight = false;
         }
         return out;
@@ -778,14 +843,51 @@ private:
         vel_.swap(tmpVel_);
     }
 
-    void launchDensity(const DeviceStep& s) {
+    void launchDensity(const DeviceStep& s, const cuda::DeviceOpenBoundaries& o) {
         const std::uint32_t blocks = blocksFor(hostUpper_);
         densityKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), zRankPtr(), pos_.get(), rhoP_.get(),
                                                           neighbourMasks());
         ATRIUM_CUDA_CHECK(cudaGetLastError());
-        wallKernel<<<blocks, kBlockSize, 0, stream_>>>(s, cellStart_.get(), pos_.get(), vel_.get(), rhoP_.get(),
-                                                       tmpVel_.get());
+        wallKernel<<<blocks, kBlockSize, 0, stream_>>>(s, o, cellStart_.get(), pos_.get(), vel_.get(), rhoP_.get(),
+                                                       tmpVel_.get(), zone_.get(), bufferExcess_.get());
         ATRIUM_CUDA_CHECK(cudaGetLastError());
+    }
+
+    /// The open boundaries' passes between the density and the force pass (as the CPU's
+    /// bufferDensityCorrection and bufferVelocityPass), then the corrected densities
+    /// and pressures where the force pass reads them.
+    void launchOpenBoundaries(const DeviceStep& s, const cuda::DeviceOpenBoundaries& o) {
+        const std::uint32_t blocks = blocksFor(hostUpper_);
+        bufferCorrectionKernel<<<blocks, kBlockSize, 0, stream_>>>(s, o, cellStart_.get(), zRankPtr(), pos_.get(),
+                                                                   vel_.get(), rhoP_.get(), tmpVel_.get(), zone_.get(),
+                                                                   bufferExcess_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        bufferVelocityKernel<<<blocks, kBlockSize, 0, stream_>>>(s, o, cellStart_.get(), zRankPtr(), pos_.get(),
+                                                                 vel_.get(), rhoP_.get(), zone_.get(), bufferExcess_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        publishKernel<<<blocks, kBlockSize, 0, stream_>>>(s, o, cellStart_.get(), pos_.get(), vel_.get(), rhoP_.get(),
+                                                          zone_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+    }
+
+    /// The open boundaries of a step by value; with any, room for the buffer particles
+    /// the step may create after the current slots, and the per-slot zone and excess.
+    cuda::DeviceOpenBoundaries prepareOpenBoundaries(const StepInput& in) {
+        cuda::DeviceOpenBoundaries o;
+        if (in.openBoundaries.empty()) return o;
+        if (in.openBoundaries.size() > std::size_t(kMaxOpenBoundaries))
+            throw std::invalid_argument("CUDA backend: more than " + std::to_string(kMaxOpenBoundaries) +
+                                        " open boundaries");
+        o.count = int(in.openBoundaries.size());
+        std::copy(in.openBoundaries.begin(), in.openBoundaries.end(), o.boundary);
+        o.fluxSlab = in.openFluxSlab;
+        ensureCapacity(hostUpper_ + in.openSpawnReserve, hostUpper_);
+        zone_.reserve(pos_.capacity(), 0, stream_);
+        bufferExcess_.reserve(pos_.capacity(), 0, stream_);
+        spawnPos_.reserve(std::max<std::size_t>(in.openSpawnReserve, 1), 0, stream_);
+        spawnVel_.reserve(std::max<std::size_t>(in.openSpawnReserve, 1), 0, stream_);
+        o.spawnCapacity = in.openSpawnReserve;
+        return o;
     }
 
     /// Copies every array of the wall field's view into one device block (same layout
@@ -864,6 +966,11 @@ private:
     DeviceBuffer<std::uint32_t> key_, rank_;
     DeviceBuffer<std::uint8_t> removed_;
     DeviceBuffer<std::uint64_t> maskBits_; // cuda::NeighbourMasks, kCandidateRows per slot
+    // Open boundaries only (allocated with the first step that has one): per slot, the
+    // zone (0 fluid, b + 1 in b's buffer) and bufferDensityExcess (OpenBoundaries.h).
+    DeviceBuffer<std::uint8_t> zone_;
+    DeviceBuffer<float> bufferExcess_;
+    DeviceBuffer<float4> spawnPos_, spawnVel_; // requested buffer particles (w: zone), spawnKernel
 
     // Grid: per-cell counters (cellCount + 2, the last two zero-padded for the sentinel
     // key and the total), their exclusive scan, Z-order ranks, scan scratch.

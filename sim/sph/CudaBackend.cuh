@@ -14,6 +14,7 @@
 #include "sim/sph/Boundaries.h"
 #include "sim/sph/CandidateCells.h"
 #include "sim/sph/Kernels.h"
+#include "sim/sph/OpenBoundaries.h"
 #include "sim/sph/Vec3.h"
 #include "sim/sph/WallDistanceField.h"
 #include "sim/sph/WallKernelIntegrals.h"
@@ -66,6 +67,15 @@ struct DeviceStep {
     bool mirroredWalls = false;
 };
 
+/// The open boundaries of a step (OpenBoundaries.h), by value: a pressure set every step
+/// costs no upload. Passed only to the kernels that use them.
+struct DeviceOpenBoundaries {
+    OpenBoundary boundary[kMaxOpenBoundaries];
+    int count = 0;
+    float fluxSlab = 0.f;          ///< StepInput::openFluxSlab
+    std::uint32_t spawnCapacity = 0; ///< new buffer particles one step may request (StepInput::openSpawnReserve)
+};
+
 /// Device-resident counters: particle count bookkeeping plus the StepOutput of the last
 /// step. One struct so a single small copy brings everything back.
 struct DeviceCounters {
@@ -76,9 +86,13 @@ struct DeviceCounters {
     std::uint32_t removedOutlets;
     std::uint32_t removedLeaked;
     unsigned long long neighbourPairs;
+    // Open boundaries (StepOutput::open...).
+    std::uint32_t openCreated, openRemoved, openDropped, openSpawned;
+    std::uint32_t openEntered[kMaxOpenBoundaries], openLeft[kMaxOpenBoundaries];
+    unsigned long long openFluxUnits[kMaxOpenBoundaries]; ///< two's complement sums
 };
 
-static_assert(sizeof(DeviceCounters) == 32, "one 32-byte copy brings the counters back");
+static_assert(sizeof(DeviceCounters) == 176, "one 176-byte copy brings the counters back");
 
 ATRIUM_HD Vec3 xyz(float4 f) { return Vec3{f.x, f.y, f.z}; }
 ATRIUM_HD float4 toFloat4(Vec3 v) { return make_float4(v.x, v.y, v.z, 0.f); }
@@ -170,6 +184,11 @@ ATRIUM_HD float2 densityWithWalls(const DeviceStep& s, Vec3 p, Vec3 v, float flu
     return make_float2(rho, pressure);
 }
 
+/// The density of a buffer particle at p of boundary b (CpuBackend::bufferDensity).
+ATRIUM_HD float bufferDensity(const DeviceStep& s, const OpenBoundary& b, Vec3 p) {
+    return densityFromPressure(bufferPressure(b, s.restDensity, s.gravity, p), s.tait, s.restDensity, s.eosStiffness);
+}
+
 /// Pressure (symmetric, (p_i + p_j) as on the CPU), viscosity and wall (from the
 /// density pass) accelerations plus gravity of particle i, over the neighbours that
 /// the density pass found (NeighbourMasks); `pairs` counts them.
@@ -226,13 +245,30 @@ ATRIUM_HD void integrateParticle(Vec3& p, Vec3& v, Vec3 a, float dt) {
     p += v * dt;
 }
 
-enum class BoundaryResult : int { Kept = 0, NonFinite = 1, Outlet = 2, Leaked = 3 };
+enum class BoundaryResult : int { Kept = 0, NonFinite = 1, Outlet = 2, Leaked = 3, OpenRemoved = 4 };
+
+/// Open boundaries, before the walls (CpuBackend::openBoundaryEvents): whether the
+/// particle (zone0 at the start of the step) has passed a buffer's far side; counts
+/// fluid that jumped a whole buffer as having left.
+ATRIUM_HD bool passedOpenBoundary(const DeviceOpenBoundaries& o, int zone0, Vec3 p, DeviceCounters* counters) {
+    const int b = openBoundaryBeyond(o.boundary, o.count, p);
+    if (b < 0) return false;
+#ifdef __CUDA_ARCH__
+    if (zone0 == 0) atomicAdd(&counters->openLeft[b], 1u);
+#else
+    (void)zone0, (void)counters; // kernels only
+#endif
+    return true;
+}
 
 /// Planes, box, wall, outlets for one particle after integration (CpuBackend's
 /// boundaryPass). NonFinite: p and v are left as they are and must not be counted.
-/// Outlet / Leaked: the particle is to be flagged for removal (p and v still updated).
-ATRIUM_HD BoundaryResult boundaryParticle(const DeviceStep& s, Vec3& p, Vec3& v) {
+/// Outlet / Leaked / OpenRemoved: the particle is to be flagged for removal (p and v
+/// still updated).
+ATRIUM_HD BoundaryResult boundaryParticle(const DeviceStep& s, const DeviceOpenBoundaries& o, int zone0, Vec3& p,
+                                          Vec3& v, DeviceCounters* counters) {
     if (!isFinite(p) || !isFinite(v)) return BoundaryResult::NonFinite;
+    if (o.count > 0 && passedOpenBoundary(o, zone0, p, counters)) return BoundaryResult::OpenRemoved;
     const Vec3 previous = p - v * s.dt; // start of this step's travel
     for (std::uint32_t k = 0; k < s.planeCount; ++k) collideWithPlane(s.planes[k], previous, p, v);
     if (s.hasContainer) collideWithBox(s.container, p, v);

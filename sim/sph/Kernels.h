@@ -81,4 +81,15 @@ ATRIUM_HD float pressureFromDensity(float rho, bool tait, float restDensity, flo
     return maxPressure < p ? maxPressure : p;
 }
 
+/// The density at which the equation of state gives pressure p (Pa), before its clamps:
+/// Tait rho0 (1 + p / B)^(1/7), linear rho0 + p / k. An open boundary's buffer particles
+/// carry the boundary's pressure with this density (OpenBoundaries.h).
+ATRIUM_HD float densityFromPressure(float p, bool tait, float restDensity, float stiffness) {
+    if (tait) {
+        const float base = 1.f + p / stiffness;
+        return restDensity * powf(base > 1e-3f ? base : 1e-3f, 1.f / 7.f);
+    }
+    return restDensity + p / stiffness;
+}
+
 } // namespace atrium::sph

@@ -1,9 +1,10 @@
 #pragma once
 // In-memory description of a simulation scene: solver parameters, container, wall
-// mesh, fluid blocks, emitters, outlets and planes. SceneFile.h reads it from JSON.
+// mesh, fluid blocks, emitters, outlets, open boundaries and planes. SceneFile.h reads it from JSON.
 // All lengths in metres, times in seconds, densities in kg/m^3, pressures in Pa.
 
 #include "sim/sph/Boundaries.h"
+#include "sim/sph/OpenBoundaries.h"
 #include "sim/sph/TriangleMesh.h"
 #include "sim/sph/Vec3.h"
 
@@ -23,7 +24,9 @@ enum class EquationOfState {
 enum class WallPressure {
     DensityMap, ///< energy-consistent: settles quietly; the first layer at ~2x hydrostatic pressure
     Mirrored,   ///< the fluid beyond a wall at the particle's pressure, extrapolated
-                ///< hydrostatically (Adami et al. 2012): right wall pressures, rings longer
+                ///< hydrostatically, and at Adami's no-slip velocity 2 v_wall - v
+                ///< (Adami et al. 2012): right wall pressures and wall shear, rings
+                ///< longer; the choice for flows driven by open boundaries' pressures
 };
 
 struct SolverParameters {
@@ -108,6 +111,8 @@ struct Scene {
     std::vector<FluidBlock> fluidBlocks;
     std::vector<Emitter> emitters;
     std::vector<Outlet> outlets;
+    /// Pressure boundaries with buffer layers (OpenBoundaries.h), at most kMaxOpenBoundaries.
+    std::vector<OpenBoundary> openBoundaries;
     std::vector<BoundaryPlane> planes;
 };
 

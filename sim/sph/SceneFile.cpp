@@ -84,7 +84,7 @@ std::string suggestion(std::string_view word, std::span<const std::string_view> 
 // Field names, per object. The order is the order of docs/scene-format.md.
 
 constexpr std::string_view kRootFields[] = {
-    "name", "parameters", "container", "wall", "fluidBlocks", "emitters", "outlets", "planes"};
+    "name", "parameters", "container", "wall", "fluidBlocks", "emitters", "outlets", "openBoundaries", "planes"};
 constexpr std::string_view kParameterFields[] = {
     "particleSpacing", "kernelRadius", "referenceDensity", "restDensity", "restDensitySource", "equationOfState",
     "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "maxTension", "viscosity",
@@ -100,6 +100,9 @@ constexpr std::string_view kEmitterFields[] = {
     "position", "direction", "radius", "speed", "rate", "start", "end"};
 constexpr std::string_view kOutletSphereFields[] = {"type", "center", "radius"};
 constexpr std::string_view kOutletBoxFields[] = {"type", "min", "max"};
+constexpr std::string_view kOpenDiscFields[] = {"shape", "center", "normal", "radius", "depth", "pressure", "velocity"};
+constexpr std::string_view kOpenRectangleFields[] = {
+    "shape", "center", "normal", "axis", "halfWidth", "halfHeight", "depth", "pressure", "velocity"};
 constexpr std::string_view kPlaneFields[] = {"point", "normal", "radius", "type", "restitution"};
 
 bool contains(std::span<const std::string_view> list, std::string_view s) {
@@ -339,6 +342,43 @@ Outlet readOutlet(const Reader& r, const json& obj, const std::string& path) {
     return o;
 }
 
+OpenBoundary readOpenBoundary(const Reader& r, const json& obj, const std::string& path) {
+    r.expectObject(obj, path);
+    OpenBoundary b;
+    std::size_t shape = 0;
+    if (const auto it = obj.find("shape"); it != obj.end()) shape = r.choice(*it, child(path, "shape"), {"disc", "rectangle"});
+    auto f = [&](const char* key, float& out) {
+        ifPresent(obj, path, key, [&](const json& v, const std::string& at) { out = r.floatValue(v, at); });
+    };
+    if (shape == 0) {
+        r.checkFields(obj, path, kOpenDiscFields);
+        b.shape = OpenBoundaryShape::Disc;
+        b.radius = r.floatValue(r.required(obj, path, "radius"), child(path, "radius"));
+    } else {
+        r.checkFields(obj, path, kOpenRectangleFields);
+        b.shape = OpenBoundaryShape::Rectangle;
+        b.axis = r.vec3(r.required(obj, path, "axis"), child(path, "axis"));
+        b.halfWidth = r.floatValue(r.required(obj, path, "halfWidth"), child(path, "halfWidth"));
+        b.halfHeight = r.floatValue(r.required(obj, path, "halfHeight"), child(path, "halfHeight"));
+    }
+    b.center = r.vec3(r.required(obj, path, "center"), child(path, "center"));
+    b.normal = r.vec3(r.required(obj, path, "normal"), child(path, "normal"));
+    f("depth", b.depth);
+    f("pressure", b.pressure);
+    ifPresent(obj, path, "velocity", [&](const json& v, const std::string& at) {
+        if (v.is_string()) {
+            r.choice(v, at, {"extrapolated"});
+            b.velocity = OpenBoundaryVelocity::Extrapolated;
+        } else if (v.is_number()) {
+            b.velocity = OpenBoundaryVelocity::Prescribed;
+            b.inflowSpeed = r.floatValue(v, at);
+        } else {
+            r.fail(at, "expected \"extrapolated\" or an inflow speed in m/s, got " + typeName(v));
+        }
+    });
+    return b;
+}
+
 Scene readScene(const Reader& r, const json& doc) {
     const std::string root;
     r.checkFields(doc, root, kRootFields);
@@ -388,6 +428,14 @@ Scene readScene(const Reader& r, const json& doc) {
     ifPresent(doc, root, "outlets", [&](const json& list, const std::string& at) {
         r.array(list, at);
         for (std::size_t i = 0; i < list.size(); ++i) scene.outlets.push_back(readOutlet(r, list[i], child(at, i)));
+    });
+    ifPresent(doc, root, "openBoundaries", [&](const json& list, const std::string& at) {
+        r.array(list, at);
+        if (list.size() > std::size_t(kMaxOpenBoundaries))
+            r.fail(at, "at most " + std::to_string(kMaxOpenBoundaries) + " open boundaries (got " +
+                           std::to_string(list.size()) + ")");
+        for (std::size_t i = 0; i < list.size(); ++i)
+            scene.openBoundaries.push_back(readOpenBoundary(r, list[i], child(at, i)));
     });
     ifPresent(doc, root, "planes", [&](const json& list, const std::string& at) {
         r.array(list, at);
@@ -622,6 +670,24 @@ json sceneToJson(const Scene& scene) {
         }
     }
     doc["outlets"] = std::move(outlets);
+    json open = json::array();
+    for (const OpenBoundary& b : scene.openBoundaries) {
+        json j{{"center", vec(b.center)}, {"normal", vec(b.normal)}, {"depth", number(b.depth)},
+               {"pressure", number(b.pressure)}};
+        if (b.shape == OpenBoundaryShape::Rectangle) {
+            j["shape"] = "rectangle";
+            j["axis"] = vec(b.axis);
+            j["halfWidth"] = number(b.halfWidth);
+            j["halfHeight"] = number(b.halfHeight);
+        } else {
+            j["shape"] = "disc";
+            j["radius"] = number(b.radius);
+        }
+        if (b.velocity == OpenBoundaryVelocity::Prescribed) j["velocity"] = number(b.inflowSpeed);
+        else j["velocity"] = "extrapolated";
+        open.push_back(std::move(j));
+    }
+    doc["openBoundaries"] = std::move(open);
     json planes = json::array();
     for (const BoundaryPlane& pl : scene.planes)
         planes.push_back(json{{"point", vec(pl.point)},

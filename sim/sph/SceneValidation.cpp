@@ -316,6 +316,43 @@ void validateScene(Scene& scene, const std::string& sourceName) {
         }
     }
 
+    if (scene.openBoundaries.size() > std::size_t(kMaxOpenBoundaries))
+        v.fail("/openBoundaries", "at most " + std::to_string(kMaxOpenBoundaries) + " open boundaries (got " +
+                                      std::to_string(scene.openBoundaries.size()) + ")");
+    for (std::size_t i = 0; i < scene.openBoundaries.size(); ++i) {
+        const std::string path = child("/openBoundaries", i);
+        OpenBoundary& b = scene.openBoundaries[i];
+        v.finite(path + "/center", b.center);
+        v.direction(path + "/normal", b.normal);
+        if (b.shape == OpenBoundaryShape::Disc) {
+            v.positive(path + "/radius", b.radius);
+        } else if (b.shape == OpenBoundaryShape::Rectangle) {
+            v.direction(path + "/axis", b.axis);
+            if (std::fabs(dot(b.axis, b.normal)) > 0.999f)
+                v.fail(path + "/axis", "must not be parallel to the normal (it spans the rectangle with it)");
+            v.positive(path + "/halfWidth", b.halfWidth);
+            v.positive(path + "/halfHeight", b.halfHeight);
+        } else {
+            v.fail(path + "/shape", "unknown open boundary shape " + std::to_string(int(b.shape)));
+        }
+        v.nonNegative(path + "/depth", b.depth);
+        if (b.depth != 0.f && b.depth < p.kernelRadius)
+            v.fail(path + "/depth", "must be 0 (one kernel radius) or at least kernelRadius " +
+                                        formatNumber(p.kernelRadius) + " (got " + formatNumber(b.depth) +
+                                        "): a fluid particle beside the plane needs a full neighbourhood");
+        v.atMost(path + "/depth", b.depth, 100.0 * double(p.kernelRadius), "m (100 kernel radii)");
+        v.finite(path + "/pressure", b.pressure);
+        v.within(path + "/pressure", b.pressure, -double(p.maxPressure), double(p.maxPressure),
+                 "Pa (parameters.maxPressure)");
+        if (b.velocity == OpenBoundaryVelocity::Prescribed) {
+            v.finite(path + "/velocity", b.inflowSpeed);
+            v.within(path + "/velocity", b.inflowSpeed, -0.5 * double(p.soundSpeed), 0.5 * double(p.soundSpeed),
+                     "m/s (half the soundSpeed)");
+        }
+        if (scene.container && !scene.container->bounds.contains(b.center))
+            v.fail(path + "/center", "the open boundary's centre is not inside the container");
+    }
+
     for (std::size_t i = 0; i < scene.planes.size(); ++i) {
         const std::string path = child("/planes", i);
         BoundaryPlane& pl = scene.planes[i];

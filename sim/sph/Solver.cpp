@@ -38,6 +38,17 @@ void validate(const Scene& scene) {
     require(scene.container || scene.wall.kind != WallMeshSpec::Kind::None,
             "a container or a wall mesh is needed, or particles fall forever");
     require(!scene.fluidBlocks.empty() || !scene.emitters.empty(), "no fluid: add a fluid block or an emitter");
+    require(scene.openBoundaries.size() <= std::size_t(kMaxOpenBoundaries),
+            "at most " + std::to_string(kMaxOpenBoundaries) + " open boundaries");
+    for (std::size_t i = 0; i < scene.openBoundaries.size(); ++i) {
+        const OpenBoundary& b = scene.openBoundaries[i];
+        const std::string at = "openBoundaries[" + std::to_string(i) + "]";
+        require(lengthSquared(b.normal) > 0.f && isFinite(b.normal) && isFinite(b.center), at + ": a finite centre and a non-zero normal are needed");
+        require(b.shape == OpenBoundaryShape::Disc ? b.radius > 0.f : (b.halfWidth > 0.f && b.halfHeight > 0.f),
+                at + ": the section must have a positive size");
+        require(b.depth == 0.f || b.depth >= p.kernelRadius, at + ".depth must be 0 (the kernel radius) or >= kernelRadius");
+        require(std::isfinite(b.pressure) && std::isfinite(b.inflowSpeed), at + ": pressure and inflowSpeed must be finite");
+    }
 }
 
 /// Poyart 2016, 3.5.1: rho0 is the mean density of the initial distribution (eq. 3.1).
@@ -81,6 +92,22 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
     if (p.wallMargin <= 0.f) p.wallMargin = 0.5f * p.particleSpacing;
     for (Emitter& e : scene_.emitters) e.direction = normalized(e.direction);
     for (BoundaryPlane& pl : scene_.planes) pl.normal = normalized(pl.normal);
+    for (OpenBoundary& b : scene_.openBoundaries) {
+        b.normal = normalized(b.normal);
+        if (b.depth <= 0.f) b.depth = p.kernelRadius;
+        if (b.shape == OpenBoundaryShape::Rectangle) { // the axis, in the plane
+            const Vec3 along = b.axis - b.normal * dot(b.axis, b.normal);
+            require(lengthSquared(along) > 0.f, "an open boundary's axis must not be parallel to its normal");
+            b.axis = normalized(along);
+        }
+        // Room for the buffer particles one step may create: about three layers of the
+        // section (a CFL step moves a particle less than one spacing).
+        const float s = p.particleSpacing;
+        const float perimeter = b.shape == OpenBoundaryShape::Disc ? 6.2832f * b.radius : 4.f * (b.halfWidth + b.halfHeight);
+        openSpawnReserve_ += std::uint32_t(std::min(3.0 * (double(b.sectionArea()) / (s * s) + perimeter / s + 16.0), 1e8));
+    }
+    openFlow_.assign(scene_.openBoundaries.size(), OpenBoundaryFlow{});
+    openFlowRate_.assign(scene_.openBoundaries.size(), 0.0);
 
     if (!backend_) throw std::runtime_error("CUDA backend unavailable: " + cudaBackendStatus());
 
@@ -121,6 +148,7 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
     } else if (backend_->size() > 0) {
         StepInput in = makeStepInput(0.f, time_);
         in.restDensity = 1.f;
+        in.openBoundaries = {}; // the buffers' densities are the boundaries', not measured
         backend_->computeDensities(in);
         HostParticles h;
         backend_->download(FieldDensity, h);
@@ -133,7 +161,37 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
                         : p.linearStiffness.value_or(p.soundSpeed * p.soundSpeed);
     emitterTravel_.assign(scene_.emitters.size(), 0.0);
     emitterEmitted_.assign(scene_.emitters.size(), 0);
+    for (OpenBoundaryFlow& f : openFlow_) f.particleVolume = double(mass_) / restDensity_;
+    fillOpenBoundaryBuffers();
     backend_->resetStageTimes();
+}
+
+void Solver::fillOpenBoundaryBuffers() {
+    // Where the fluid blocks left a buffer empty (or half empty), fill it with lattice
+    // layers parallel to the plane, as far as the walls allow and where there is room.
+    const SolverParameters& p = scene_.parameters;
+    const float s = p.particleSpacing;
+    std::vector<Vec3> positions, velocities;
+    std::vector<std::size_t> source;
+    for (const OpenBoundary& b : scene_.openBoundaries) {
+        const Vec3 initialVelocity = b.velocity == OpenBoundaryVelocity::Prescribed ? b.normal * b.inflowSpeed : Vec3{};
+        const float reach = b.shape == OpenBoundaryShape::Disc ? b.radius : std::hypot(b.halfWidth, b.halfHeight);
+        for (float d = 0.5f * s; d <= b.depth; d += s) {
+            for (const Vec3& x : emitterLayer(b.center - b.normal * d, b.normal, reach, s)) {
+                if (!b.inBuffer(x)) continue;
+                if (scene_.container && !scene_.container->bounds.contains(x)) continue;
+                if (wall_ && !wall_->empty() && wall_->signedDistance(x) > -p.wallMargin) continue;
+                positions.push_back(x);
+                velocities.push_back(initialVelocity);
+                source.push_back(0);
+            }
+        }
+    }
+    if (positions.empty()) return;
+    dropOccupied(positions, velocities, source);
+    if (positions.empty()) return;
+    accounting_.openCreated += positions.size();
+    backend_->appendParticles(positions, velocities);
 }
 
 Solver::~Solver() = default;
@@ -146,7 +204,9 @@ void Solver::seed() {
         for (const Vec3& x : latticeInBox(block.bounds, p.particleSpacing)) {
             const bool outsideBox = scene_.container && !scene_.container->bounds.contains(x);
             const bool inWall = wall_ && !wall_->empty() && wall_->signedDistance(x) > -p.wallMargin;
-            if (outsideBox || inWall) {
+            const bool behindOpenBoundary =
+                openBoundaryBeyond(scene_.openBoundaries.data(), int(scene_.openBoundaries.size()), x) >= 0;
+            if (outsideBox || inWall || behindOpenBoundary) {
                 ++accounting_.removedInWalls;
                 continue;
             }
@@ -180,6 +240,10 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.container = scene_.container ? &*scene_.container : nullptr;
     in.planes = scene_.planes;
     in.outlets = scene_.outlets;
+    in.openBoundaries = scene_.openBoundaries;
+    in.openFluxSlab = p.kernelRadius;
+    in.openSpawnReserve = openSpawnReserve_;
+    in.openSpawnRoom = 0.75f * p.particleSpacing; // as emitters (dropOccupied)
     in.wallMargin = p.wallMargin;
     in.wallDistanceOffset = wallOffset_;
     in.pressureGradientScale = pressureGradientScale_;
@@ -224,6 +288,17 @@ void Solver::step(float dtMax) {
     lastPairs_ = out.neighbourPairs;
     accounting_.removedByOutlets += out.removedOutlets;
     accounting_.leaked += out.removedLeaked;
+    if (!scene_.openBoundaries.empty()) {
+        accounting_.openCreated += out.openCreated;
+        accounting_.openRemoved += out.openRemoved;
+        accounting_.openDropped += out.openDropped;
+        const double unit = double(kOpenFluxVelocityUnit) * mass_ / restDensity_ / scene_.parameters.kernelRadius;
+        for (std::size_t b = 0; b < scene_.openBoundaries.size(); ++b) {
+            openFlow_[b].entered += out.open[b].entered;
+            openFlow_[b].left += out.open[b].left;
+            openFlowRate_[b] = double(out.open[b].fluxUnits) * unit;
+        }
+    }
     checkHealth(out, dt);
 }
 
@@ -401,6 +476,37 @@ void Solver::setMaxTension(std::optional<float> maxTension) {
         throw std::invalid_argument("setMaxTension: the tension must be positive and finite");
     scene_.parameters.clampNegativePressure = !maxTension;
     scene_.parameters.maxTension = maxTension;
+}
+
+const OpenBoundary& Solver::openBoundaryAt(std::size_t index, const char* caller) const {
+    if (index >= scene_.openBoundaries.size())
+        throw std::out_of_range(std::string(caller) + ": open boundary " + std::to_string(index) + " of " +
+                                std::to_string(scene_.openBoundaries.size()));
+    return scene_.openBoundaries[index];
+}
+
+void Solver::setOpenBoundaryPressure(std::size_t index, float pascal) {
+    openBoundaryAt(index, "setOpenBoundaryPressure");
+    if (!std::isfinite(pascal)) throw std::invalid_argument("setOpenBoundaryPressure: the pressure must be finite");
+    scene_.openBoundaries[index].pressure = pascal;
+}
+
+float Solver::openBoundaryPressure(std::size_t index) const {
+    return openBoundaryAt(index, "openBoundaryPressure").pressure;
+}
+
+double Solver::openBoundaryFlowRate(std::size_t index) const {
+    openBoundaryAt(index, "openBoundaryFlowRate");
+    return openFlowRate_[index];
+}
+
+OpenBoundaryFlow Solver::openBoundaryFlow(std::size_t index) const {
+    openBoundaryAt(index, "openBoundaryFlow");
+    return openFlow_[index];
+}
+
+bool Solver::inOpenBoundaryBuffer(Vec3 p) const {
+    return openBoundaryZone(scene_.openBoundaries.data(), int(scene_.openBoundaries.size()), p) != 0;
 }
 
 void Solver::setEmitterSpeed(std::size_t index, float speed) {

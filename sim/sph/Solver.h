@@ -7,7 +7,7 @@
 // order) -> density (poly6) and pressure (Tait or linear EOS, clamped at p_max) ->
 // symmetric pressure (spiky gradient) and relative-velocity viscosity forces plus
 // gravity -> semi-implicit (symplectic) Euler -> boundaries (box, planes, wall mesh
-// with margin, outlets). Walls also act as missing neighbours (Koschier & Bender 2017's
+// with margin, outlets, open boundaries). Walls also act as missing neighbours (Koschier & Bender 2017's
 // density maps, or Adami et al. 2012's mirrored pressure: WallKernelIntegrals.h). The
 // time step is CFL-limited; advanceFrame() runs a fixed number of sub-steps per
 // rendered frame.
@@ -55,6 +55,25 @@ struct ParticleAccounting {
     std::uint64_t emitted = 0;
     std::uint64_t removedByOutlets = 0;
     std::uint64_t leaked = 0;           ///< found outside the wall mesh and removed
+    /// Open boundaries: buffer particles created (the initial fill of the buffers where
+    /// the fluid blocks left room, and one behind each particle that entered the fluid).
+    std::uint64_t openCreated = 0;
+    std::uint64_t openRemoved = 0;      ///< removed past a buffer's far side
+    /// Buffer particles not created because another lay within 3/4 spacing of the spot
+    /// (a fluid particle that strayed into an inflowing buffer and back would otherwise
+    /// add one each time), or for want of slots on the GPU.
+    std::uint64_t openDropped = 0;
+};
+
+/// What crossed one open boundary since the start (Solver::openBoundaryFlow). Counts are
+/// exact: the fluid (the particles in no buffer) changes by entered - left through
+/// all open boundaries, plus what emitters, outlets and leaks add and remove.
+struct OpenBoundaryFlow {
+    std::uint64_t entered = 0; ///< particles that crossed the plane into the fluid
+    std::uint64_t left = 0;    ///< fluid particles that crossed it into the buffer
+    double particleVolume = 0; ///< m^3 per particle at rest density (mass / rho0)
+    /// Net volume into the fluid since the start (m^3; negative when more left).
+    double netVolumeIn() const { return (double(entered) - double(left)) * particleVolume; }
 };
 
 class Solver {
@@ -118,6 +137,39 @@ public:
     /// come every spacing / speed seconds and leave at that speed; 0 pauses it. Throws
     /// std::out_of_range for a bad index, std::invalid_argument for a negative speed.
     void setEmitterSpeed(std::size_t index, float speed);
+    // --- open boundaries (Scene::openBoundaries, OpenBoundaries.h) ----------------------
+    // For a lumped (0D) model around the 3D fluid, e.g. a Windkessel at an outflow: each
+    // step (or frame), read the flow through the boundary and set its pressure from it:
+    //     const double q = -solver.openBoundaryFlowRate(aorta); // m^3/s out of the fluid
+    //     solver.setOpenBoundaryPressure(aorta, float(windkessel.step(q, dt)));
+    // The index is the boundary's position in Scene::openBoundaries. On the GPU the
+    // counts and the flow rate of a step arrive with the next step (one sub-step late).
+
+    std::size_t openBoundaryCount() const { return scene_.openBoundaries.size(); }
+    /// Sets boundary `index`'s prescribed gauge pressure (Pa, at its centre; the
+    /// equation of state's gauge: 0 is the fluid at rest density) from the next sub-step
+    /// on: its buffer particles carry it. It costs nothing (no upload on the CPU, a
+    /// few bytes on the GPU). Keep it within the range the equation of state resolves
+    /// (|p| well below rho0 c0^2): prescribe pressures relative to a reference level
+    /// (e.g. the mean aortic pressure), not absolute physiological ones, because the
+    /// fluid compresses by p / (rho0 c0^2). Throws std::out_of_range for a bad index,
+    /// std::invalid_argument for a non-finite pressure.
+    void setOpenBoundaryPressure(std::size_t index, float pascal);
+    /// The pressure boundary `index` prescribes now (Pa).
+    float openBoundaryPressure(std::size_t index) const;
+    /// Volume flow into the fluid through boundary `index` (m^3/s; negative: out of the
+    /// fluid), measured at the end of the last sub-step as the flux of the fluid's first
+    /// kernel radius beside the plane: sum of V (v . normal) / h over the particles
+    /// there, V = mass / rho0. Smooth enough to drive a lumped model every step; 0
+    /// before the first step. Throws std::out_of_range for a bad index.
+    double openBoundaryFlowRate(std::size_t index) const;
+    /// The particles (and volume) that crossed boundary `index` since the start, exact:
+    /// for a mean flow over an interval, difference netVolumeIn() at its ends and divide
+    /// by the time. Throws std::out_of_range for a bad index.
+    OpenBoundaryFlow openBoundaryFlow(std::size_t index) const;
+    /// Whether p lies in an open boundary's buffer (not fluid, not integrated).
+    bool inOpenBoundaryBuffer(Vec3 p) const;
+
     /// Lets the fluid carry tension down to -maxTension (Pa), or none (nullopt: negative
     /// pressures clamped at 0), from the next step on. Throws std::invalid_argument
     /// unless maxTension is positive and finite.
@@ -161,6 +213,8 @@ private:
     /// After a new wall field: its pose time, the backend's copy, the time spent since `start`.
     void wallChanged(std::optional<double> poseTime, bool moving, std::chrono::steady_clock::time_point start);
     void checkHealth(const StepOutput& out, float dt) const;
+    void fillOpenBoundaryBuffers();
+    const OpenBoundary& openBoundaryAt(std::size_t index, const char* caller) const;
 
     Scene scene_;
     std::unique_ptr<Backend> backend_;
@@ -188,6 +242,9 @@ private:
     ParticleAccounting accounting_;
     std::vector<double> emitterTravel_;       // travel since each emitter's last layer (m)
     std::vector<std::size_t> emitterEmitted_; // particles each emitter has added
+    std::vector<OpenBoundaryFlow> openFlow_;   // per open boundary, since the start
+    std::vector<double> openFlowRate_;         // per open boundary, the last step's (m^3/s)
+    std::uint32_t openSpawnReserve_ = 0;      // StepInput::openSpawnReserve
 };
 
 } // namespace atrium::sph

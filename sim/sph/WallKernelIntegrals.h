@@ -17,6 +17,10 @@
 // Walls are no-slip for viscosity: the mirrored fluid moves with the wall, so
 //   viscosity  a_i   += mu / rho_i * (v_wall - v_i) * L(d),  L(d) = int_{z > d} lap W_visc
 //                     = 7.5 (h - d)^3 (h + d) / h^6
+// (WallPressure::Mirrored takes Adami et al.'s no-slip velocity 2 v_wall - v_i for the
+// fluid beyond the wall, which doubles this term: with the wall's velocity alone a
+// pressure-driven duct flowed 8 % faster than the analytic Poiseuille flow, with
+// Adami's within 4 %, OpenBoundaryTest.)
 // With q = d / h in [0, 1):
 //   V(d)  = 315/256 (F(1) - F(q)),   F(u) = u - 4u^3/3 + 6u^5/5 - 4u^7/7 + u^9/9
 //   V'(d) = -315/256 (1 - q^2)^4 / h
@@ -205,7 +209,7 @@ template <class Step>
 ATRIUM_HD Vec3 wallForce(const WallNeighbourhood& w, float pressure, float density, Vec3 velocity, const Step& step) {
     const float mirror = step.mirroredWalls ? 2.f : 1.f;
     Vec3 f = w.pressureDirection() * (mirror * step.pressureGradientScale * pressure * step.restDensity / density) +
-             (w.viscousVelocity - velocity * w.viscousWeight) * step.viscosity;
+             (w.viscousVelocity - velocity * w.viscousWeight) * (mirror * step.viscosity);
     if (step.mirroredWalls) f -= w.hydrostatic * density;
     // Approach speed along the combined wall normal (exact for one wall, a blend at
     // edges and corners).

@@ -42,6 +42,10 @@ constexpr const char* kFullScene = R"({
                 "rate": 1000, "start": 0.5, "end": 2}],
   "outlets": [{"type": "sphere", "center": [0.3, 0, 0], "radius": 0.05},
               {"type": "box", "min": [-0.5, -0.5, -0.5], "max": [-0.4, 0.5, 0.5]}],
+  "openBoundaries": [{"center": [0, 0.3, 0], "normal": [0, -1, 0], "radius": 0.05, "depth": 0.024,
+                      "pressure": 1200},
+                     {"shape": "rectangle", "center": [0, -0.3, 0], "normal": [0, 2, 0], "axis": [1, 0, 0],
+                      "halfWidth": 0.04, "halfHeight": 0.02, "pressure": -300, "velocity": 0.4}],
   "planes": [{"point": [0, 0, 0.2], "normal": [0, 3, 4], "radius": 0.1, "type": "one-way", "restitution": 0},
              {"point": [0, 0, -0.2], "normal": [1, 0, 0]}]
 })";
@@ -167,6 +171,20 @@ TEST(SceneFile, FullSceneReadsEveryField) {
     EXPECT_EQ(s.outlets[1].shape, OutletShape::Box);
     EXPECT_EQ(s.outlets[1].bounds.hi, (Vec3{-0.4f, 0.5f, 0.5f}));
 
+    ASSERT_EQ(s.openBoundaries.size(), 2u);
+    EXPECT_EQ(s.openBoundaries[0].shape, OpenBoundaryShape::Disc);
+    EXPECT_FLOAT_EQ(s.openBoundaries[0].radius, 0.05f);
+    EXPECT_FLOAT_EQ(s.openBoundaries[0].depth, 0.024f);
+    EXPECT_FLOAT_EQ(s.openBoundaries[0].pressure, 1200.f);
+    EXPECT_EQ(s.openBoundaries[0].velocity, OpenBoundaryVelocity::Extrapolated);
+    EXPECT_EQ(s.openBoundaries[1].shape, OpenBoundaryShape::Rectangle);
+    EXPECT_FLOAT_EQ(s.openBoundaries[1].normal.y, 1.f); // normalised
+    EXPECT_FLOAT_EQ(s.openBoundaries[1].halfWidth, 0.04f);
+    EXPECT_FLOAT_EQ(s.openBoundaries[1].halfHeight, 0.02f);
+    EXPECT_FLOAT_EQ(s.openBoundaries[1].depth, 0.f);
+    EXPECT_FLOAT_EQ(s.openBoundaries[1].pressure, -300.f);
+    EXPECT_EQ(s.openBoundaries[1].velocity, OpenBoundaryVelocity::Prescribed);
+    EXPECT_FLOAT_EQ(s.openBoundaries[1].inflowSpeed, 0.4f);
     ASSERT_EQ(s.planes.size(), 2u);
     EXPECT_EQ(s.planes[0].kind, PlaneKind::OneWay);
     EXPECT_NEAR(s.planes[0].normal.y, 0.6f, 1e-6f);
@@ -280,6 +298,7 @@ TEST(SceneFile, FormatCoversEveryFieldOfSceneH) {
         EXPECT_EQ(sizeof(Outlet), 44u) << "Outlet changed: update the scene format";
         EXPECT_EQ(sizeof(BoundaryPlane), 36u) << "BoundaryPlane changed: update the scene format";
         EXPECT_EQ(sizeof(BoxContainer), 28u) << "BoxContainer changed: update the scene format";
+        EXPECT_EQ(sizeof(OpenBoundary), 68u) << "OpenBoundary changed: update the scene format";
     }
 }
 
@@ -292,6 +311,52 @@ TEST(SceneFileErrors, SyntaxErrorsGiveLineAndColumn) {
     expectError(std::string("{\"name\": \"x\"} trailing"), "line 1, column 17", "JSON syntax error");
     expectError(std::string("{\"name\": \"\xff\"}"), "line 1, column 11", "JSON syntax error");
     expectError(std::string("{\"a\": 1 // comment\n}"), "line 1, column 9", "JSON syntax error");
+}
+
+TEST(SceneFileErrors, OpenBoundaryErrorsNameTheField) {
+    const json disc = {{"center", {0.5, 0.5, 0.5}}, {"normal", {0, 0, 1}}, {"radius", 0.05}};
+    const auto withOpen = [&](json boundary) {
+        json doc = baseScene();
+        doc["openBoundaries"] = json::array({std::move(boundary)});
+        return doc;
+    };
+    json b = disc;
+    b.erase("radius");
+    expectError(withOpen(b), "/openBoundaries/0/radius", "required field is missing");
+    b = disc;
+    b["radius"] = -1;
+    expectError(withOpen(b), "/openBoundaries/0/radius", "must be > 0");
+    b = disc;
+    b["normal"] = {0, 0, 0};
+    expectError(withOpen(b), "/openBoundaries/0/normal", "must not be the zero vector");
+    b = disc;
+    b["shape"] = "disk";
+    expectError(withOpen(b), "/openBoundaries/0/shape", "did you mean \"disc\"");
+    b = disc;
+    b["halfWidth"] = 0.1;
+    expectError(withOpen(b), "/openBoundaries/0/halfWidth", "unknown field");
+    b = disc;
+    b["depth"] = 0.001; // below the kernel radius
+    expectError(withOpen(b), "/openBoundaries/0/depth", "at least kernelRadius");
+    b = disc;
+    b["velocity"] = "fixed";
+    expectError(withOpen(b), "/openBoundaries/0/velocity", "unknown value \"fixed\"");
+    b = disc;
+    b["velocity"] = true;
+    expectError(withOpen(b), "/openBoundaries/0/velocity", "expected \"extrapolated\" or an inflow speed");
+    b = disc;
+    b["pressure"] = 1e9;
+    expectError(withOpen(b), "/openBoundaries/0/pressure", "maxPressure");
+    json rect = {{"shape", "rectangle"}, {"center", {0.5, 0.5, 0.5}}, {"normal", {0, 0, 1}}, {"axis", {0, 0, 2}},
+                 {"halfWidth", 0.1}, {"halfHeight", 0.1}};
+    expectError(withOpen(rect), "/openBoundaries/0/axis", "must not be parallel to the normal");
+    rect["axis"] = {1, 0, 0};
+    rect.erase("halfHeight");
+    expectError(withOpen(rect), "/openBoundaries/0/halfHeight", "required field is missing");
+    json doc = baseScene();
+    doc["openBoundaries"] = json::array();
+    for (int i = 0; i <= kMaxOpenBoundaries; ++i) doc["openBoundaries"].push_back(disc);
+    expectError(doc, "/openBoundaries", "at most 8 open boundaries");
 }
 
 TEST(SceneFileErrors, StructuralErrors) {
