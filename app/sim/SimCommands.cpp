@@ -399,10 +399,13 @@ std::string usage() {
            "  atrium-sim heart [--phantom NAME | --volumes PATTERN [--isovalue V] |\n"
            "                    --meshes PATTERN [--chamber NAME] [--valves ROLES] [--meshes ...]] [--shell PATTERN]\n"
            "                   [--beats B] [--particles N] [--backend cpu|cuda] [--cycle SECONDS] [--fill seeded|emitter]\n"
-           "                   [--units mm|cm|m|um | --scale F] [--out DIR [--outputs-per-beat N]] [--json]\n"
+           "                   [--units mm|cm|m|um | --scale F] [--sound-speed C0] [--out DIR [--outputs-per-beat N]]\n"
+           "                   [--json]\n"
            "      Builds (or loads from the cache) the moving heart, fills it with about N particles of blood\n"
            "      and runs B beats (default 1); prints one JSON object with each chamber's volumes, valve\n"
-           "      flows and end-diastoles. Phantoms: adult, athlete, heart-failure, child, four-chamber\n"
+           "      flows and end-diastoles, and what its last beat showed: each chamber's pressure, each\n"
+           "      valve's speed, the density error (docs/physiology.md). --sound-speed: c0 in m/s.\n"
+           "      Phantoms: adult, athlete, heart-failure, child, aortic-stenosis, four-chamber\n"
            "      (the adult with an aortic arch, and its right heart as a display-only shell, built and\n"
            "      written only with --out).\n"
            "      Volumes are cut at --isovalue V (blood brighter than wall), or at the value suggested\n"
@@ -663,6 +666,17 @@ std::vector<double> everyNth(const std::vector<double>& samples, int n) {
     return out;
 }
 
+/// |rho/rho0 - 1| of the chambers' blood over the measured beat: the 99th percentile at
+/// the phases of volume_ml, its largest, and the mean.
+nlohmann::json densityErrorJson(const heart::BeatProbe& probe, int perPhase) {
+    const std::vector<double>& p99 = probe.densityErrorP99();
+    const std::vector<double>& mean = probe.densityErrorMean();
+    return {{"p99", everyNth(p99, perPhase)},
+            {"p99_max", p99.empty() ? 0.0 : *std::max_element(p99.begin(), p99.end())},
+            {"mean", mean.empty() ? 0.0 : std::accumulate(mean.begin(), mean.end(), 0.0) / double(mean.size())}};
+}
+
+
 } // namespace
 
 int phantomMeshesCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
@@ -692,7 +706,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             args,
             {"--phantom", "--volumes", "--meshes", "--chamber", "--valves", "--shell", "--isovalue", "--beats",
              "--particles", "--backend", "--cycle", "--fill", "--out", "--outputs-per-beat", "--bake", "--frames-per-beat",
-             "--settle-beats", "--max-memory", "--scale", "--units"},
+             "--settle-beats", "--max-memory", "--scale", "--units", "--sound-speed"},
             {"--json"}, {"--meshes", "--chamber", "--valves"});
         applyMemoryLimit(o);
         if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
@@ -760,6 +774,10 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         // count at the beat's start (seeded or emitted, topped up) is checked and the
         // spacing corrected once when it is more than 2 % off.
         heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backend);
+        if (const auto c0 = o.number("--sound-speed")) {
+            if (!(*c0 >= 1.0 && *c0 <= 200.0)) throw UsageError("--sound-speed expects m/s in 1-200");
+            hs.soundSpeed = *c0;
+        }
         requireFeasibleBlood(loaded, hs, source, particles);
         if (fill == "emitter") hs.fill = heart::HeartSimulationSettings::Fill::Emitter;
         if (bakeFile) return bakeHeart(source, loaded, hs, bake, *bakeFile, o.get("--json").has_value(), out, err);
@@ -939,9 +957,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"beats", sim->beats()},
             // How far the blood is from incompressible over the last beat (BeatProbe):
             // |rho/rho0 - 1|, the worst sample's 99th percentile and the mean of the means.
-            {"density_error",
-             {{"p99_max", probe.densityErrorP99().empty() ? 0.0 : *std::max_element(probe.densityErrorP99().begin(), probe.densityErrorP99().end())},
-              {"mean", probe.densityErrorMean().empty() ? 0.0 : std::accumulate(probe.densityErrorMean().begin(), probe.densityErrorMean().end(), 0.0) / double(probe.densityErrorMean().size())}}},
+            {"density_error", densityErrorJson(probe, perPhase)},
             {"steps", steps},
             // The solver's own count, which its messages (a blow-up's) and the progress line name.
             {"last_step", solver.stepCount()},

@@ -53,13 +53,24 @@ void BeatProbe::sample() {
     const double phase = sim_.beats();
     const double rho0 = solver.restDensity();
 
-    std::vector<double> errors(n);
+    // The density error of the chambers' blood: beyond the valves, the reservoirs'
+    // fresh layers and the blood at the outlets lack neighbours (a free surface, ~0.5 rho0).
+    const HeartAnatomy& anatomy = sim_.anatomy();
+    std::vector<double> errors;
+    errors.reserve(n);
     double errorSum = 0.0;
-    for (std::size_t i = 0; i < n; ++i) errorSum += errors[i] = std::fabs(double(h.density[i]) / rho0 - 1.0);
-    densityMean_.push_back(n ? errorSum / double(n) : 0.0);
+    for (std::size_t i = 0; i < n; ++i) {
+        const bool inChamber = anatomy.chambers.empty() ||
+                               std::any_of(anatomy.chambers.begin(), anatomy.chambers.end(), [&](const Chamber& c) {
+                                   return HeartAnatomy::insideValves(c, h.position[i] * 1000.f);
+                               });
+        if (!inChamber) continue;
+        errors.push_back(std::fabs(double(h.density[i]) / rho0 - 1.0));
+        errorSum += errors.back();
+    }
+    densityMean_.push_back(errors.empty() ? 0.0 : errorSum / double(errors.size()));
     densityP99_.push_back(quantile(errors, 0.99));
 
-    const HeartAnatomy& anatomy = sim_.anatomy();
     for (std::size_t c = 0; c < anatomy.chambers.size(); ++c) {
         std::size_t count = 0;
         double pressure = 0.0;
@@ -82,6 +93,7 @@ void BeatProbe::sample() {
     for (const Chamber& chamber : anatomy.chambers)
         for (const Valve& v : chamber.valves) {
             std::vector<double> speeds;
+            double normalSum = 0.0;
             if (flows[index] != ValveFlow::Shut) {
                 const sph::Vec3 normal = normalized(v.disc.normal);
                 for (std::size_t i = 0; i < n; ++i) {
@@ -89,9 +101,13 @@ void BeatProbe::sample() {
                     const float along = dot(d, normal);
                     if (std::fabs(along) > slab || lengthSquared(d - normal * along) > v.disc.radius * v.disc.radius) continue;
                     speeds.push_back(length(h.velocity[i]));
+                    normalSum += dot(h.velocity[i], normal);
                 }
             }
-            valves_[index].speedP95.push_back(speeds.size() >= 3 ? quantile(speeds, 0.95) : 0.0);
+            const bool enough = speeds.size() >= 3;
+            valves_[index].speedP95.push_back(enough ? quantile(speeds, 0.95) : 0.0);
+            // The particles in the slab stand for its volume: mean (v . n) over them.
+            valves_[index].meanNormalSpeed.push_back(enough ? std::fabs(normalSum) / double(speeds.size()) : 0.0);
             ++index;
         }
 }

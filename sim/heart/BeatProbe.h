@@ -2,8 +2,8 @@
 // What a cardiologist would measure in the simulated blood over one beat, sampled from
 // the particles as the beat runs: each chamber's mean pressure (physiological,
 // HeartSimulation::physiologicalPressure), each valve's Doppler-like speed (the 95th
-// percentile of the blood's speed at its plane while it is open), how far the blood is
-// from incompressible (|rho/rho0 - 1|), and how much of each chamber the blood fills.
+// percentile of the blood's speed at its plane while it is open), how far the chambers'
+// blood is from incompressible (|rho/rho0 - 1|), and how much of each chamber it fills.
 // `atrium-sim heart --json` reports them; the physiology tests hold them to published
 // values. Units: mmHg, m/s, ml.
 
@@ -33,11 +33,15 @@ public:
     };
     struct ValveSamples {
         std::vector<double> speedP95;       ///< m/s at its plane while open, 0 while shut, per sample
+        /// The mean speed across its disc along its normal (m/s, unsigned), per sample: the
+        /// flow through it over its area (continuity), 0 while shut.
+        std::vector<double> meanNormalSpeed;
         double peakSpeed() const;           ///< the largest of speedP95
     };
     const std::vector<ChamberSamples>& chambers() const { return chambers_; }
     const std::vector<ValveSamples>& valves() const { return valves_; }
-    /// Per sample, over all the blood: the 99th percentile and the mean of |rho/rho0 - 1|.
+    /// Per sample, over the chambers' blood (all of it without anatomy): the 99th
+    /// percentile and the mean of |rho/rho0 - 1|.
     const std::vector<double>& densityErrorP99() const { return densityP99_; }
     const std::vector<double>& densityErrorMean() const { return densityMean_; }
     int samples() const { return samples_; }

@@ -194,6 +194,16 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     const double stroke = lv["stroke_volume_ml"].get<double>();
     const double meanPressure = std::accumulate(pressure.begin(), pressure.end(), 0.0) / double(pressure.size());
     EXPECT_NEAR(meanPressure, (1.1 + 0.055) * stroke / j["cycle_seconds"].get<double>(), 0.02 * meanPressure);
+    // The lumped model's chamber pressure at the same phases, and what the blood showed
+    // over the beat run (a hundredth of a beat here: its first sample): the ventricle's
+    // mean pressure, each valve's speed at its plane, the density error.
+    EXPECT_EQ(lv["model_pressure_mmhg"].size(), lv["volume_ml"].size());
+    ASSERT_FALSE(lv["pressure_mmhg"].empty());
+    EXPECT_TRUE(lv["pressure_mmhg"][0].is_number());
+    EXPECT_EQ(lv["blood_to_wall_volume"].size(), lv["pressure_mmhg"].size());
+    EXPECT_TRUE((*aortic)["peak_speed_m_s"].is_number());
+    EXPECT_FALSE((*aortic)["speed_p95_m_s"].empty());
+    EXPECT_LT(j["density_error"]["p99_max"].get<double>(), 0.2) << "the blood at rest before the beat";
     // A second start reads the processed heart from the cache.
     const Result again = run(heartCommand, {"--phantom", "adult", "--beats", "0.01", "--particles", "3000", "--json"});
     ASSERT_EQ(again.code, 0) << again.err;
