@@ -48,8 +48,8 @@ Outcome beat(const std::string& preset, double beats, bool cuda) {
 
 class PresetBeat : public ::testing::TestWithParam<std::string> {};
 
-/// Far from the solver's blow-up bound (20 m/s): the adult's systolic jets stay under
-/// 2 m/s; the aortic-stenosis preset's 0.8 cm² valve makes a jet of 5.6 m/s by
+/// Far from the solver's blow-up bound (20 m/s): the adult's blood reaches about 2 m/s
+/// (docs/physiology.md); the aortic-stenosis preset's 0.8 cm² valve makes a jet of 5.6 m/s by
 /// continuity (severe: >= 4 m/s, Baumgartner 2017), whose fastest single particles
 /// reach about twice that.
 double speedBound(const std::string& preset) { return preset == "aortic-stenosis" ? 15.0 : 10.0; }
