@@ -231,13 +231,13 @@ double lateralArea(const LvShape& shape) {
 double laVolumeAt(const Layout& l, double phase01);
 double strokeFraction(const Layout& l, double phase01) { return curveAt(l.lvCurve, phase01); }
 
-/// The ascending aorta goes on into an arch: it widens from the valve to the arch's
-/// radius over the root (the sinuses), rises anteriorly as before, then turns over the
+/// The ascending aorta goes on into an arch: it narrows a little from the ascending
+/// aorta to the arch's radius, rises anteriorly as before, then turns over the
 /// left atrium towards posterior and the left (+x) in a half circle and ends in a
 /// short descending aorta behind the atrium. The arch clears the atrium at its largest by the
 /// aortic clearance, so the atrium keeps its shape.
 void addAorticArch(Layout& l) {
-    const double archRadius = 0.9 * l.aortaRadii.back(); // the arch narrows a little (25 mm after 28)
+    const double archRadius = 0.9 * l.aortaRadii.back(); // adult: 25 mm across after 28
     const double bend = 38.0 * l.s;       // radius of the arch's centreline
     const double leftward = 18.0 * l.s;   // the descending aorta lies this far to the left
     std::fill(l.aortaRadii.begin() + 1, l.aortaRadii.end(), archRadius);
@@ -807,11 +807,19 @@ Volume HeartPhantom::image(double phase01, bool rightHeart) const {
         }
     });
 
-    // Gaussian noise, pair m going to voxels 2m and 2m+1 in memory order.
+    // Gaussian noise, pair m going to voxels 2m and 2m+1 in memory order. Within an
+    // isovolumic phase the ventricle holds still, and so does its image: those phases
+    // share the noise of the phase's start, so that the surfaces extracted from them
+    // agree and the wall's volume rate is zero there (noise alone would make it flicker
+    // by a few ml/s, enough to hold a valve open on a coarse grid).
     const double sigma = rightHeart ? 0.0 : params_.noise * (blood - myo);
     if (sigma > 0.0) {
+        double noisePhase = t;
+        if (t <= layout.timing.ejection) noisePhase = 0.0;
+        else if (t >= layout.timing.isovolumicRelaxation && t <= layout.timing.rapidFilling)
+            noisePhase = layout.timing.isovolumicRelaxation;
         const std::uint64_t key =
-            mix64((static_cast<std::uint64_t>(params_.seed) << 1) ^ mix64(std::bit_cast<std::uint64_t>(t)));
+            mix64((static_cast<std::uint64_t>(params_.seed) << 1) ^ mix64(std::bit_cast<std::uint64_t>(noisePhase)));
         const std::size_t count = v.values.size();
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, (count + 1) / 2), [&](const tbb::blocked_range<std::size_t>& pairs) {
             for (std::size_t m = pairs.begin(); m != pairs.end(); ++m) {

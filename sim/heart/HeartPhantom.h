@@ -121,7 +121,8 @@ public:
     /// One volume per phase; phase k at k/phases of the cycle. Progress after each phase.
     VolumeSeries generate(std::function<void(double)> progress = {}) const;
     /// The volume at any point of the cycle (phase01 wraps: 1.0 is 0.0). generate() uses
-    /// generatePhase(k / phases); the noise depends on the seed and the phase only.
+    /// generatePhase(k / phases); the noise depends on the seed and the phase only (images
+    /// within an isovolumic phase share its first image's noise: the ventricle holds still).
     Volume generatePhase(double phase01) const;
     /// With rightHeartShell: the right heart's cavities on the same grid, blood
     /// intensity inside and background outside, without noise (throws std::logic_error

@@ -145,7 +145,7 @@ TEST(SimCli, HeartFourChamberPumpsTheLeftHeartAndWritesTheRightAsTheShell) {
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_NEAR(j["lv_volume_ml"][0].get<double>(), 120.0, 6.0) << "the adult's ventricle";
     EXPECT_EQ(j["chambers"].size(), 1u) << "blood in the left heart only";
-    EXPECT_EQ(j["shell"]["phases"], 10) << "the right heart, display only";
+    EXPECT_EQ(j["shell"]["phases"], 25) << "the right heart, display only, at the phantom's phases";
     EXPECT_GT(j["shell"]["triangles"].get<int>(), 1000);
     EXPECT_TRUE(fs::exists(out / "shell.pvd"));
     fs::remove_all(out);
@@ -161,8 +161,8 @@ TEST(SimCli, HeartRunsThePhantomAndReportsTheAgreedJson) {
     for (const char* key : {"phases", "triangles", "lv_volume_ml", "ejection_fraction", "max_subframe_displacement_mm",
                             "particle_spacing_mm", "leaked_fraction_per_beat", "ms_per_step", "ms_mesh_update"})
         EXPECT_TRUE(j.contains(key)) << key;
-    EXPECT_EQ(j["phases"], 10);
-    EXPECT_EQ(j["lv_volume_ml"].size(), 10u);
+    EXPECT_EQ(j["phases"], 25) << "the phantom's images resolve the phases of the cycle (docs/heart-phantom.md)";
+    EXPECT_EQ(j["lv_volume_ml"].size(), 25u);
     EXPECT_NEAR(j["ejection_fraction"].get<double>(), 0.6, 0.03) << "the adult phantom's EF";
     EXPECT_NEAR(j["lv_volume_ml"][0].get<double>(), 120.0, 6.0) << "the adult phantom's EDV";
     EXPECT_LT(j["max_subframe_displacement_mm"].get<double>(), 0.5 * j["particle_spacing_mm"].get<double>());

@@ -48,6 +48,12 @@ Outcome beat(const std::string& preset, double beats, bool cuda) {
 
 class PresetBeat : public ::testing::TestWithParam<std::string> {};
 
+/// Far from the solver's blow-up bound (20 m/s): the adult's blood reaches about 2 m/s
+/// (docs/physiology.md); the aortic-stenosis preset's 0.8 cm² valve makes a jet of 5.6 m/s by
+/// continuity (severe: >= 4 m/s, Baumgartner 2017), whose fastest single particles
+/// reach about twice that.
+double speedBound(const std::string& preset) { return preset == "aortic-stenosis" ? 15.0 : 10.0; }
+
 } // namespace
 
 TEST_P(PresetBeat, FirstSystoleOnTheCpuAtTheViewerDefaults) {
@@ -55,8 +61,7 @@ TEST_P(PresetBeat, FirstSystoleOnTheCpuAtTheViewerDefaults) {
     ASSERT_NO_THROW(o = beat(GetParam(), 0.3, false));
     std::cout << "[ measured ] " << GetParam() << ": fastest blood " << o.maxSpeed << " m/s, " << o.particles
               << " particles after 0.3 beat\n";
-    // Far from the solver's blow-up bound (20 m/s): the adult's systolic jets reach ~5 m/s.
-    EXPECT_LT(o.maxSpeed, 10.0);
+    EXPECT_LT(o.maxSpeed, speedBound(GetParam()));
 }
 
 TEST_P(PresetBeat, TenBeatsOnTheGpuAtTheViewerDefaults) {
@@ -67,7 +72,7 @@ TEST_P(PresetBeat, TenBeatsOnTheGpuAtTheViewerDefaults) {
     ASSERT_NO_THROW(o = beat(GetParam(), 10.0, true));
     std::cout << "[ measured ] " << GetParam() << ": fastest blood " << o.maxSpeed << " m/s over ten beats, "
               << o.particles << " particles at the end\n";
-    EXPECT_LT(o.maxSpeed, 10.0);
+    EXPECT_LT(o.maxSpeed, speedBound(GetParam()));
 }
 
 INSTANTIATE_TEST_SUITE_P(Presets, PresetBeat, ::testing::ValuesIn(heart::HeartPhantom::presetNames()),

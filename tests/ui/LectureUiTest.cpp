@@ -549,6 +549,7 @@ TEST(LectureUi, ALectureOpenedWhileAnotherHeartLoadsBringsItsOwnHeartAndFlow) {
                                                        heart::PipelineSettings::forBlood()));
     heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
     p.voxelSizeMm = 1.5;
+    p.phases = 10; // a mesh series to open, not the cycle's phases: kept short
     const std::filesystem::path series = std::filesystem::path(dir.path().toStdString()) / "lv_%02d.vtk";
     heart::writeMeshSeries(heart::phantomSurfaces(p, true), series);
     widgets::ViewerOptions options;

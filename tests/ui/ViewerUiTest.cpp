@@ -663,6 +663,7 @@ TEST(Viewer, AnOpenVentricleSeriesShowsItsChamberAndAShellAroundIt) {
     // openings closed flat), not the blood pool with the tubes behind its valves.
     heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
     p.voxelSizeMm = 1.5;
+    p.phases = 10; // what the viewer shows of a series, not the cycle's phases: kept short
     QTemporaryDir dir;
     const std::filesystem::path root = dir.path().toStdString();
     heart::writeMeshSeries(heart::phantomSurfaces(p, true), root / "lv_%02d.vtk");
@@ -951,7 +952,8 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
     EXPECT_FALSE(notes->labelsVisible());
 
     // The cardiac cycle of the adult phantom: its ejection fraction, the aortic valve
-    // open in systole, the mitral in diastole (phases of docs/heart-phantom.md).
+    // open in ejection, the mitral in rapid filling, both shut in the isovolumic phases
+    // (HeartPhantom::timing(), from Weissler 1968 and Nagueh 2009: docs/heart-phantom.md).
     const widgets::CardiacCycle& cycle = w->cyclePanel()->cycle();
     ASSERT_EQ(cycle.lvMl.size(), 100u);
     const double edv = *std::max_element(cycle.lvMl.begin(), cycle.lvMl.end()),
@@ -966,10 +968,19 @@ TEST(Viewer, LecturePicturesAxesScaleBarLabelsCyclePanelAndRecordingIndicator) {
             if (to >= from ? (phase >= from && phase < to) : (phase >= from || phase < to)) return true;
         return false;
     };
-    EXPECT_TRUE(openAt(cycle.aorticOpen, 0.2));
-    EXPECT_FALSE(openAt(cycle.mitralOpen, 0.2));
-    EXPECT_TRUE(openAt(cycle.mitralOpen, 0.5)); // rapid filling
-    EXPECT_FALSE(openAt(cycle.aorticOpen, 0.5));
+    const heart::CycleTiming timing = heart::HeartPhantom(heart::HeartPhantom::preset("adult")).timing();
+    const double ejection = 0.5 * (timing.ejection + timing.isovolumicRelaxation),
+                 rapidFilling = 0.5 * (timing.rapidFilling + timing.diastasis),
+                 relaxation = 0.5 * (timing.isovolumicRelaxation + timing.rapidFilling),
+                 contraction = 0.5 * timing.ejection;
+    EXPECT_TRUE(openAt(cycle.aorticOpen, ejection));
+    EXPECT_FALSE(openAt(cycle.mitralOpen, ejection));
+    EXPECT_TRUE(openAt(cycle.mitralOpen, rapidFilling));
+    EXPECT_FALSE(openAt(cycle.aorticOpen, rapidFilling));
+    for (const double isovolumic : {contraction, relaxation}) {
+        EXPECT_FALSE(openAt(cycle.aorticOpen, isovolumic)) << isovolumic;
+        EXPECT_FALSE(openAt(cycle.mitralOpen, isovolumic)) << isovolumic;
+    }
     EXPECT_TRUE(w->cyclePanel()->isVisible());
     // Above the volumes, the Wiggers diagram's pressures of the circulation model: an
     // adult's ~120/80 mmHg aorta (Guyton & Hall), within 10 mmHg, and an LV end-diastolic

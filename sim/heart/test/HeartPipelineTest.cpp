@@ -46,8 +46,9 @@ using heart::PipelineSettings;
 
 using atrium::heart::test::TempDir;
 
-/// The adult preset, coarse: 2 mm voxels and 6 phases (t = 0, 1/6, ..., 5/6; end
-/// systole's plateau 0.30-0.40 holds phase 2 at t = 1/3).
+/// The adult preset, coarse: 2 mm voxels and 6 phases (t = 0, 1/6, ..., 5/6; its
+/// timing() on that grid: ejection from 1/6 to end systole at 1/2 (phase 3), isovolumic
+/// relaxation to 2/3, rapid filling to 5/6, atrial contraction to 1).
 heart::PhantomParameters coarsePhantom() {
     heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
     p.voxelSizeMm = 2.0;
@@ -57,10 +58,11 @@ heart::PhantomParameters coarsePhantom() {
 
 /// Sub-frames for the coarse phantom. The phantom's wall moves fast (the apex rises
 /// about 12 mm between end systole and mid filling), and with 6 phases a phase interval
-/// is 1/6 of the cycle: the longest half-way displacement is about 9.5 mm, so the
-/// default 8 sub-frames would step 2.4 mm (printed by PhantomToMovingHeart); 24 keep the
-/// step below half of a 2 mm particle spacing (about 0.8 mm).
-constexpr int kCoarseSubframes = 24;
+/// is 1/6 of the cycle, rapid filling a single one: the longest half-way displacement is
+/// about 18 mm, so the default 8 sub-frames would step 4.5 mm (printed by
+/// PhantomToMovingHeart); 40 keep the step below half of a 2 mm particle spacing (about
+/// 0.9 mm).
+constexpr int kCoarseSubframes = 40;
 
 PipelineSettings uncachedSettings() {
     PipelineSettings s;
@@ -223,9 +225,10 @@ TEST(HeartPipeline, PhantomToMovingHeart) {
         EXPECT_LE(m.triangles.size(), r.trianglesPerPhaseMax);
     }
 
-    // Blood-pool volume over the cycle: the LV empties while the LA fills by half the
-    // stroke volume, so the pool is largest at end diastole (phase 0) and smallest at end
-    // systole (phase 2, t = 1/3), and drops by about LV stroke - LA gain.
+    // Blood-pool volume over the cycle: the LV empties while the LA fills (by half the
+    // stroke volume up to mitral opening), so the pool is largest at end diastole (phase
+    // 0, or 1 at the end of isovolumic contraction, the LA fuller) and smallest at end
+    // systole (phase 3, t = 1/2), and drops by about LV stroke - LA gain.
     ASSERT_EQ(r.bloodPoolVolumeMl.size(), 6u);
     std::cout << "blood-pool volume (ml):";
     for (const double v : r.bloodPoolVolumeMl) std::cout << " " << v;
@@ -234,16 +237,18 @@ TEST(HeartPipeline, PhantomToMovingHeart) {
     for (int k = 0; k < 6; ++k) EXPECT_NEAR(v[std::size_t(k)], heart::enclosedVolumeMl(moving.phaseMesh(k)), 1e-9);
     const auto maxIt = std::max_element(v.begin(), v.end());
     const auto minIt = std::min_element(v.begin(), v.end());
-    EXPECT_EQ(maxIt - v.begin(), 0) << "largest pool at end diastole";
-    EXPECT_EQ(minIt - v.begin(), 2) << "smallest pool at end systole";
+    const double ts = phantom.endSystolicPhase();
+    ASSERT_NEAR(ts, 3.0 / 6.0, 1e-12);
+    EXPECT_LE(maxIt - v.begin(), 1) << "largest pool at end diastole";
+    EXPECT_EQ(minIt - v.begin(), 3) << "smallest pool at end systole";
     EXPECT_GT(v[0], phantom.lvVolumeMl(0.0)) << "the pool holds the LV and more";
     EXPECT_GT(v[1], v[2]) << "ejecting";
-    EXPECT_LT(v[2], v[3]) << "filling";
-    EXPECT_LT(v[3], v[5]) << "filling";
-    const double ts = 2.0 / 6.0;
+    EXPECT_GT(v[2], v[3]) << "ejecting";
+    EXPECT_LT(v[3], v[4]) << "the atrium filling";
+    EXPECT_LT(v[4], v[5]) << "the ventricle filling";
     const double lvStroke = phantom.lvVolumeMl(0.0) - phantom.lvVolumeMl(ts);
     const double laGain = phantom.laVolumeMl(ts) - phantom.laVolumeMl(0.0);
-    const double drop = v[0] - v[2];
+    const double drop = v[0] - v[3];
     std::cout << "pool drop " << drop << " ml; LV stroke " << lvStroke << " ml, LA gain " << laGain
               << " ml (analytic, untrimmed)\n";
     EXPECT_GT(drop, 0.6 * (lvStroke - laGain));
@@ -914,7 +919,7 @@ TEST(MeshSeries, EmptyUnreadableAndUnsupportedFilesNameTheFile) {
     EXPECT_TRUE(contains(thrownBy<std::invalid_argument>([&] { heart::loadHeart(ambiguous, uncachedSettings()); }),
                          "clear phantomPreset"));
     HeartSource plain; // kind Phantom, preset "adult", default parameters: fine
-    EXPECT_EQ(plain.phantomParameters().phases, 10);
+    EXPECT_EQ(plain.phantomParameters().phases, 25);
     HeartSource badCycle = HeartSource::fromMeshes(dir / "meshes/lv_%d.vtp", 0.0);
     EXPECT_THROW(heart::loadHeart(badCycle, uncachedSettings()), std::invalid_argument);
 }

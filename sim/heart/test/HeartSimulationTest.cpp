@@ -256,8 +256,8 @@ TEST(HeartSimulation, KeptWallPosesMoveTheBloodExactlyAsRebuiltOnes) {
 
 TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
     // The aortic valve is open while the LV empties and closed while it fills; the
-    // mitral valve the reverse; both closed in the isovolumic hold at end systole
-    // (0.30 - 0.40 of the phantom's cycle). The timing comes from the wall's motion; it
+    // mitral valve the reverse; both closed in the isovolumic phases (the phantom's
+    // timing(): one phase interval each in this 10-phase heart). The timing comes from the wall's motion; it
     // must agree with the phantom's analytic volume curve wherever that curve clearly
     // rises or falls (the 10 phase meshes sample it coarsely, so its edges move).
     const PhantomHeart& h = coarseHeart();
@@ -288,9 +288,13 @@ TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
     }
     EXPECT_GT(emptying, 10);
     EXPECT_GT(filling, 10);
-    for (double t : {0.33, 0.35, 0.37}) {
-        const std::vector<ValveFlow> v = sim.valvesAt(t);
-        EXPECT_TRUE(v[mitral] == ValveFlow::Shut && v[aortic] == ValveFlow::Shut) << "phase " << t << ": isovolumic";
+    const CycleTiming timing = h.phantom.timing();
+    for (const double f : {0.3, 0.5, 0.7}) {
+        for (const double t : {timing.ejection * f, // isovolumic contraction
+                               timing.isovolumicRelaxation + (timing.rapidFilling - timing.isovolumicRelaxation) * f}) {
+            const std::vector<ValveFlow> v = sim.valvesAt(t);
+            EXPECT_TRUE(v[mitral] == ValveFlow::Shut && v[aortic] == ValveFlow::Shut) << "phase " << t << ": isovolumic";
+        }
     }
     // The rate is the wall's: its falling stretch ejects about the stroke volume.
     double ejected = 0.0;
@@ -298,14 +302,15 @@ TEST(HeartSimulation, ValvesOpenAndCloseWithTheVentricleVolume) {
         const double r = sim.ventricleVolumeRateMlPerS((n + 0.5) / 1000.0) * h.phantom.cycleSeconds() / 1000.0;
         if (r < 0.0) ejected -= r;
     }
-    const double stroke = h.phantom.lvVolumeMl(0.0) - h.phantom.lvVolumeMl(0.35);
+    const double stroke = h.phantom.lvVolumeMl(0.0) - h.phantom.lvVolumeMl(h.phantom.endSystolicPhase());
     EXPECT_NEAR(ejected, stroke, 0.15 * stroke);
 }
 
 TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
     // A coarse version of the demo scene: seeded fill, valves timed by the ventricle's
-    // volume, inflow following the pool, outlet beyond the aorta, one full beat. Ejection (phases 0.05 - 0.30) used to blow it up.
+    // volume, inflow following the pool, outlet beyond the aorta, one full beat. Ejection used to blow it up.
     HeartSimulation sim = coarseSimulation(3.0);
+    const CycleTiming timing = coarseHeart().phantom.timing();
     const sph::Solver& solver = sim.solver();
     const HeartAnatomy anatomy = HeartAnatomy::fromPhantom(coarseHeart().phantom);
     const std::size_t initial = solver.particleCount();
@@ -317,9 +322,9 @@ TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
     ASSERT_NO_THROW({
         while (sim.beats() < 1.0) {
             sim.step();
-            if (sim.beats() < 0.05) outAtSystoleStart = solver.accounting().removedByOutlets;
-            if (sim.beats() < 0.35) outAtSystoleEnd = solver.accounting().removedByOutlets;
-            if (sim.beats() < 0.50) outAtDiastoleStart = solver.accounting().removedByOutlets;
+            if (sim.beats() < timing.ejection) outAtSystoleStart = solver.accounting().removedByOutlets;
+            if (sim.beats() < timing.isovolumicRelaxation) outAtSystoleEnd = solver.accounting().removedByOutlets;
+            if (sim.beats() < timing.rapidFilling) outAtDiastoleStart = solver.accounting().removedByOutlets;
             if (sim.beats() < 0.95) outAtDiastoleEnd = solver.accounting().removedByOutlets;
             if (sim.beats() < 0.98) endDiastoleAfter = ventricleBlood(solver, anatomy);
             if (++steps % 20 == 0) maxSpeed = std::max(maxSpeed, double(solver.stats().maxSpeed));
@@ -348,7 +353,7 @@ TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
     EXPECT_GT(endDiastoleAfter.meanDensity, 0.95);
 }
 
-/// Blood through the outlet in systole (0.05 - 0.35 of the first beat) at 3 mm.
+/// Blood through the outlet in ejection (the phantom's timing()) of the first beat at 3 mm.
 struct Systole {
     double ejectedMl = 0.0, maxSpeed = 0.0;
     std::uint64_t leaked = 0, added = 0;
@@ -361,9 +366,10 @@ Systole firstSystole(const PhantomHeart& h) {
     const sph::Solver& solver = sim.solver();
     std::uint64_t outAtSystoleStart = 0;
     Systole out;
-    for (int steps = 1; sim.beats() < 0.35; ++steps) {
+    const CycleTiming timing = h.phantom.timing();
+    for (int steps = 1; sim.beats() < timing.isovolumicRelaxation; ++steps) {
         sim.step();
-        if (sim.beats() < 0.05) outAtSystoleStart = solver.accounting().removedByOutlets;
+        if (sim.beats() < timing.ejection) outAtSystoleStart = solver.accounting().removedByOutlets;
         if (steps % 20 == 0) out.maxSpeed = std::max(out.maxSpeed, double(solver.stats().maxSpeed));
     }
     const sph::ParticleAccounting& a = solver.accounting();

@@ -22,6 +22,7 @@ namespace {
 PhantomParameters cutOutParameters() {
     PhantomParameters p = HeartPhantom::preset("adult");
     p.voxelSizeMm = 1.5;
+    p.phases = 10; // the series' mechanics, not the cycle's phases (heart_phantom_test): kept short
     return p;
 }
 
