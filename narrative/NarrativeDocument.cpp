@@ -1,6 +1,6 @@
 #include "narrative/NarrativeDocument.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include "narrative/JsonSchema.h"
 
@@ -257,7 +257,7 @@ void saveNarrativeDocument(const NarrativeDocument& document, const std::filesys
         if (auto error = validate(document.narratives[i], "/narratives/" + std::to_string(i)))
             throw NarrativeDocumentError(path.string() + ": not saved, " + *error);
     try {
-        writeFileAtomically(path, toJson(document).dump(2) + "\n");
+        io::writeFileAtomically(path, toJson(document).dump(2) + "\n", {.createDirectory = false});
     } catch (const std::runtime_error& e) {
         throw NarrativeDocumentError(e.what());
     }

@@ -2,7 +2,7 @@
 
 #include "session/ClientText.h"
 
-#include "narrative/AtomicFile.h" // commitTemporary
+#include "io/AtomicFile.h" // commitTemporary
 #include "narrative/NarrativePlayer.h"
 
 #include <algorithm>
@@ -98,7 +98,7 @@ void RecordingWriter::append(double now, std::string_view messageText) {
 void RecordingWriter::finish() {
     if (fd_ < 0) return;
     if (::close(std::exchange(fd_, -1)) != 0) failOn(partial_, "cannot write");
-    narrative::commitTemporary(partial_, file_); // synced, renamed into place, folder synced
+    io::commitTemporary(partial_, file_); // synced, renamed into place, folder synced
 }
 
 Recording Recording::read(const std::filesystem::path& file) {
