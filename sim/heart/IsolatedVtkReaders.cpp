@@ -1,6 +1,6 @@
 #include "sim/heart/IsolatedVtkReaders.h"
 
-#include "sim/heart/MeshSeries.h"
+#include "sim/heart/HeartFileError.h"
 #include "sim/heart/VtkMessageLog.h"
 #include "io/BinaryIo.h"
 #include "io/IsolatedRun.h"
