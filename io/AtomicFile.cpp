@@ -1,11 +1,13 @@
 #include "io/AtomicFile.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fstream>
 #include <random>
 #include <regex>
+#include <utility>
 
 #include <fcntl.h>
 #include <signal.h>
@@ -45,34 +47,91 @@ std::string syncPath(const fs::path& path, bool directory) {
 WriteError::WriteError(const fs::path& file, const std::string& why)
     : std::runtime_error(file.string() + ": " + why), file_(file), why_(why) {}
 
-AtomicFile::AtomicFile(fs::path target) : target_(std::move(target)) {
-    const fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw WriteError(target_, "cannot create the directory " + dir.string() + ": " + ec.message());
+fs::path createTemporaryBeside(const fs::path& file, mode_t mode) {
     static thread_local std::mt19937_64 random{std::random_device{}()};
-    temp_ = dir / (target_.stem().string() + ".tmp-" + std::to_string(::getpid()) + "-" + hex(random()) +
-                   target_.extension().string());
+    const fs::path dir = file.has_parent_path() ? file.parent_path() : fs::path(".");
+    // What a save of this file that was killed before its rename left behind.
+    removeStaleTemporariesOf(file);
+    const std::string stem = file.stem().string() + ".tmp-" + std::to_string(::getpid()) + "-";
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        // The process id lets a later save tell a dead writer's temporary from a live one's.
+        const fs::path candidate = dir / (stem + hex(random()) + file.extension().string());
+        // Exclusive and no link followed: nobody else owns or redirects this name.
+        const int fd = ::open(candidate.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0) {
+            ::close(fd);
+            return candidate;
+        }
+        if (errno != EEXIST)
+            throw WriteError(file, "cannot create the temporary file " + candidate.string() + ": " + std::strerror(errno));
+    }
+    throw WriteError(file, "cannot create a temporary file beside it: " + std::string(std::strerror(EEXIST)));
+}
+
+void commitTemporary(const fs::path& temporary, const fs::path& target) {
+    const auto failWith = [&](const std::string& why) {
+        std::error_code ignored;
+        fs::remove(temporary, ignored);
+        throw WriteError(target, why);
+    };
+    if (const std::string why = syncPath(temporary, false); !why.empty()) failWith("cannot flush the file to disk: " + why);
+    std::error_code ec;
+    fs::rename(temporary, target, ec);
+    if (ec) failWith("cannot rename " + temporary.string() + " into place: " + ec.message());
+    syncPath(target.has_parent_path() ? target.parent_path() : fs::path("."), true);
+}
+
+AtomicFile::AtomicFile(fs::path target, WriteOptions options) : target_(std::move(target)) {
+    if (options.createDirectory) {
+        const fs::path dir = target_.has_parent_path() ? target_.parent_path() : fs::path(".");
+        std::error_code ec;
+        fs::create_directories(dir, ec);
+        if (ec) throw WriteError(target_, "cannot create the directory " + dir.string() + ": " + ec.message());
+    }
+    temp_ = createTemporaryBeside(target_, options.mode);
 }
 
 AtomicFile::~AtomicFile() {
+    if (fd_ >= 0) ::close(fd_);
     if (committed_) return;
     std::error_code ignored;
     fs::remove(temp_, ignored);
 }
 
+void AtomicFile::fail(const std::string& why) {
+    if (fd_ >= 0) ::close(fd_);
+    fd_ = -1;
+    std::error_code ignored;
+    fs::remove(temp_, ignored);
+    throw WriteError(target_, why);
+}
+
+void AtomicFile::write(const char* data, std::size_t size) {
+    if (committed_) throw WriteError(target_, "written after it was committed");
+    if (fd_ < 0) {
+        fd_ = ::open(temp_.c_str(), O_WRONLY | O_APPEND | O_NOFOLLOW | O_CLOEXEC);
+        if (fd_ < 0) fail("cannot write " + temp_.string() + ": " + std::strerror(errno));
+    }
+    while (size > 0) {
+        const ssize_t n = ::write(fd_, data, size);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) fail(std::string("write failed (disk full or not writable?): ") + std::strerror(n < 0 ? errno : EIO));
+        data += n;
+        size -= std::size_t(n);
+        written_ += std::uintmax_t(n);
+    }
+}
+
 void AtomicFile::commit(std::uintmax_t minimumBytes, std::string_view expectedEnding) {
-    const auto failWith = [&](const std::string& why) {
-        std::error_code ignored;
-        fs::remove(temp_, ignored);
-        throw WriteError(target_, why);
-    };
+    if (fd_ >= 0 && ::close(std::exchange(fd_, -1)) != 0)
+        fail(std::string("write failed (disk full or not writable?): ") + std::strerror(errno));
+    minimumBytes = std::max(minimumBytes, written_);
     std::error_code ec;
     const std::uintmax_t size = fs::file_size(temp_, ec);
-    if (ec) failWith("the file was not written (" + ec.message() + ")");
+    if (ec) fail("the file was not written (" + ec.message() + ")");
     if (size < minimumBytes)
-        failWith("only " + std::to_string(size) + " of at least " + std::to_string(minimumBytes) +
-                 " bytes were written (disk full?)");
+        fail("only " + std::to_string(size) + " of at least " + std::to_string(minimumBytes) +
+             " bytes were written (disk full?)");
     if (!expectedEnding.empty()) {
         std::string tail(expectedEnding.size(), '\0');
         std::ifstream in(temp_, std::ios::binary);
@@ -81,24 +140,15 @@ void AtomicFile::commit(std::uintmax_t minimumBytes, std::string_view expectedEn
             in.read(tail.data(), std::streamsize(tail.size()));
         }
         if (!in || size < tail.size() || tail != expectedEnding)
-            failWith("the file is incomplete: it does not end as it must (disk full?)");
+            fail("the file is incomplete: it does not end as it must (disk full?)");
     }
-    if (const std::string why = syncPath(temp_, false); !why.empty()) failWith("cannot flush the file to disk: " + why);
-    fs::rename(temp_, target_, ec);
-    if (ec) failWith("cannot rename " + temp_.string() + " into place: " + ec.message());
-    committed_ = true;
-    syncPath(target_.has_parent_path() ? target_.parent_path() : fs::path("."), true);
+    committed_ = true; // commitTemporary removes the temporary itself when it fails
+    commitTemporary(temp_, target_);
 }
 
-void writeFileAtomically(const fs::path& file, std::string_view bytes) {
-    AtomicFile atomic(file);
-    {
-        std::ofstream out(atomic.temporary(), std::ios::binary | std::ios::trunc);
-        if (!out) throw WriteError(file, "cannot create " + atomic.temporary().string() + ": " + std::strerror(errno));
-        out.write(bytes.data(), std::streamsize(bytes.size()));
-        out.close();
-        if (!out) throw WriteError(file, "write failed (disk full or not writable?)");
-    }
+void writeFileAtomically(const fs::path& file, std::string_view bytes, WriteOptions options) {
+    AtomicFile atomic(file, options);
+    atomic.write(bytes);
     atomic.commit(bytes.size());
 }
 

@@ -1,6 +1,7 @@
 #include "narrative/NarrativeDocument.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
+#include "io/JsonInput.h"
 
 #include "narrative/JsonSchema.h"
 
@@ -221,11 +222,9 @@ NarrativeDocument parseNarrativeDocument(std::string_view text, const std::strin
                                      std::to_string(NarrativeDocument::kMaxFileBytes >> 20) + " MiB a narrative document may have");
     json j;
     try {
-        j = json::parse(text.begin(), text.end());
-    } catch (const json::parse_error& e) {
-        throw NarrativeDocumentError(source + ": not valid JSON (byte " + std::to_string(e.byte) + "): " + e.what());
-    } catch (const json::exception& e) { // e.g. a number too large for a double
-        throw NarrativeDocumentError(source + ": not valid JSON: " + e.what());
+        j = io::parseJson(text, source, {.maxBytes = NarrativeDocument::kMaxFileBytes}); // nested 64 deep at most
+    } catch (const io::JsonInputError& e) { // syntax, a number too large for a double, nesting
+        throw NarrativeDocumentError(source + ": not valid JSON (" + e.where() + "): " + e.message());
     }
     return fromJson(j, source, mediaExists);
 }
@@ -257,7 +256,7 @@ void saveNarrativeDocument(const NarrativeDocument& document, const std::filesys
         if (auto error = validate(document.narratives[i], "/narratives/" + std::to_string(i)))
             throw NarrativeDocumentError(path.string() + ": not saved, " + *error);
     try {
-        writeFileAtomically(path, toJson(document).dump(2) + "\n");
+        io::writeFileAtomically(path, toJson(document).dump(2) + "\n", {.createDirectory = false});
     } catch (const std::runtime_error& e) {
         throw NarrativeDocumentError(e.what());
     }

@@ -2,6 +2,7 @@
 
 #include "session/ClientText.h"
 
+#include "io/JsonInput.h"
 #include "narrative/JsonSchema.h"
 
 #include <array>
@@ -277,28 +278,6 @@ const Schemas& schemas() {
     return s;
 }
 
-/// Deepest nesting of arrays and objects in `text`, counted outside strings, stopping
-/// as soon as it passes `limit` (so that a hostile "[[[[..." costs nothing to refuse).
-int nestingDepth(std::string_view text, int limit) {
-    int depth = 0, deepest = 0;
-    bool inString = false;
-    for (std::size_t i = 0; i < text.size(); ++i) {
-        const char c = text[i];
-        if (inString) {
-            if (c == '\\') ++i;
-            else if (c == '"') inString = false;
-        } else if (c == '"') {
-            inString = true;
-        } else if (c == '[' || c == '{') {
-            deepest = std::max(deepest, ++depth);
-            if (deepest > limit) return deepest;
-        } else if (c == ']' || c == '}') {
-            --depth;
-        }
-    }
-    return deepest;
-}
-
 } // namespace
 
 double SimState::phaseAt(double now) const {
@@ -387,13 +366,16 @@ ParseResult parseMessage(std::string_view text, const MessageLimits& limits) {
                   std::to_string(limits.maxBytes);
         return r;
     }
-    if (nestingDepth(text, limits.maxDepth) > limits.maxDepth) {
+    // A hostile "[[[[..." is refused by counting, before any parsing.
+    if (io::jsonNestingDepth(text, limits.maxDepth) > limits.maxDepth) {
         r.error = "message nested deeper than " + std::to_string(limits.maxDepth);
         return r;
     }
-    const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) {
-        r.error = "not JSON";
+    json j;
+    try {
+        j = io::parseJson(text, "message", {.maxBytes = limits.maxBytes, .maxDepth = limits.maxDepth});
+    } catch (const io::JsonInputError& e) {
+        r.error = "not JSON (" + e.where() + ")";
         return r;
     }
     if (!j.is_object()) {

@@ -2,7 +2,8 @@
 
 #include "session/ClientText.h"
 
-#include "narrative/AtomicFile.h" // commitTemporary
+#include "io/AtomicFile.h" // commitTemporary
+#include "io/JsonInput.h"
 #include "narrative/NarrativePlayer.h"
 
 #include <algorithm>
@@ -98,7 +99,7 @@ void RecordingWriter::append(double now, std::string_view messageText) {
 void RecordingWriter::finish() {
     if (fd_ < 0) return;
     if (::close(std::exchange(fd_, -1)) != 0) failOn(partial_, "cannot write");
-    narrative::commitTemporary(partial_, file_); // synced, renamed into place, folder synced
+    io::commitTemporary(partial_, file_); // synced, renamed into place, folder synced
 }
 
 Recording Recording::read(const std::filesystem::path& file) {
@@ -128,12 +129,17 @@ Recording Recording::parse(std::string_view text, const std::string& source) {
         ++lineNo;
         if (line.empty()) continue;
         if (line.size() > kServerMessageLimits.maxBytes + 64) throw fail("line longer than a message may be");
-        const json j = json::parse(line, nullptr, false);
-        if (unterminated && lineNo > 1 && j.is_discarded()) { // cut off as it was written
-            r.cutShort = true;
-            break;
+        json j;
+        try {
+            j = io::parseJson(line, source, {.maxBytes = kServerMessageLimits.maxBytes + 64, .maxDepth = kServerMessageLimits.maxDepth + 1}); // {"t", "m": message}
+        } catch (const io::JsonInputError& e) {
+            if (unterminated && lineNo > 1) { // cut off as it was written
+                r.cutShort = true;
+                break;
+            }
+            throw fail("not a JSON object (" + e.where() + ": " + e.message() + ")");
         }
-        if (j.is_discarded() || !j.is_object()) throw fail("not a JSON object");
+        if (!j.is_object()) throw fail("not a JSON object");
         if (lineNo == 1) {
             const auto format = j.find("format");
             if (format == j.end() || !format->is_string() || format->get_ref<const std::string&>() != kRecordingFormat)

@@ -1,6 +1,6 @@
 #include "widgets/MainWindow.h"
 
-#include "sim/sph/Backend.h"
+#include "sim/sph/Solver.h" // cudaBackendAvailable(), Aabb
 #include "widgets/ControlBar.h"
 #include "widgets/FlowBaker.h"
 #include "widgets/HeartLoader.h"

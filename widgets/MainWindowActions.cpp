@@ -3,7 +3,7 @@
 
 #include "widgets/MainWindow.h"
 
-#include "sim/sph/Backend.h"
+#include "sim/sph/Solver.h" // cudaBackendAvailable(), Aabb
 #include "widgets/ControlBar.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/HelpOverlay.h"

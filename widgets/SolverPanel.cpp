@@ -1,6 +1,6 @@
 #include "widgets/SolverPanel.h"
 
-#include "sim/sph/Backend.h"
+#include "sim/sph/Solver.h" // cudaBackendAvailable(), Aabb
 
 #include <QDialogButtonBox>
 #include <QDoubleSpinBox>

@@ -1,6 +1,6 @@
 #include "app/pack/PackCommands.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 #include "narrative/NarrativeDocument.h"
 #include "narrative/package/ContentPackage.h"
 #include "narrative/package/PackageError.h"
@@ -515,7 +515,7 @@ int extract(const Options& o, std::ostream& out, std::ostream& err) {
         ++count;
     }
     // The manifest as the package holds it, so that `create --manifest DIR/manifest.json` rebuilds it.
-    narrative::writeFileAtomically(folder / kManifestEntry, writeManifest(p.manifest()));
+    io::writeFileAtomically(folder / kManifestEntry, writeManifest(p.manifest()), {.createDirectory = false});
     out << "extracted " << count << " files and manifest.json to " << folder.string() << "\n";
     return kOk;
 }

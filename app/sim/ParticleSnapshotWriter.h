@@ -7,7 +7,7 @@
 // earlier files and the index of every earlier snapshot intact, and throws io::WriteError
 // naming the file.
 
-#include "sim/sph/Backend.h"
+#include "sim/sph/Solver.h" // HostParticles
 #include "sim/sph/TriangleMesh.h"
 
 #include <filesystem>

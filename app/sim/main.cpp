@@ -2,7 +2,7 @@
 #include "app/BuildInfo.h"
 #include "app/sim/SimCommands.h"
 #include "sim/heart/VtkMessageRouting.h"
-#include "sim/sph/Backend.h"
+#include "sim/sph/Solver.h" // cudaBackendAvailable(), cudaBackendStatus()
 
 #include <csignal>
 #include <iostream>

@@ -1,6 +1,6 @@
 #include "app/transport/SelfSignedCertificate.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 
 #include <openssl/evp.h>
 #include <openssl/pem.h>
@@ -86,9 +86,8 @@ SelfSigned makeSelfSignedCertificate(const std::filesystem::path& folder, const 
         [&](BIO* b) { return PEM_write_bio_PrivateKey(b, key.get(), nullptr, nullptr, 0, nullptr, nullptr); }, "key");
     const std::string certPem = pem([&](BIO* b) { return PEM_write_bio_X509(b, cert.get()); }, "certificate");
     try {
-        std::filesystem::create_directories(folder);
-        narrative::writeFileAtomically(out.files.privateKey, keyPem, 0600);
-        narrative::writeFileAtomically(out.files.certificate, certPem, 0644);
+        io::writeFileAtomically(out.files.privateKey, keyPem, {.mode = 0600}); // creates the folder
+        io::writeFileAtomically(out.files.certificate, certPem, {.mode = 0644});
     } catch (const std::exception& e) {
         throw TransportError(e.what());
     }

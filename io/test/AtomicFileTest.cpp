@@ -152,3 +152,99 @@ TEST(AtomicFile, TheStaleTemporariesOfOneFileAreRemovedAndNothingElse) {
     for (const auto& p : {killed, killedIo, legacyOld}) EXPECT_FALSE(fs::exists(p)) << p;
     for (const auto& p : {target, underWay, legacyFresh, otherFile, lookAlike}) EXPECT_TRUE(fs::exists(p)) << p;
 }
+
+TEST(AtomicFile, AWriterKilledBeforeItsRenameLeavesATemporaryThatTheNextWriteRemoves) {
+    TempDir dir;
+    const fs::path file = dir.path / "k.atrium";
+    io::writeFileAtomically(file, "the saved package");
+    // A child starts a save, says so through a pipe, and is killed before its rename.
+    int ready[2];
+    ASSERT_EQ(::pipe(ready), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        ::close(ready[0]);
+        io::AtomicFile atomic(file);
+        atomic.write("half of a new package");
+        const char done = 1;
+        (void)!::write(ready[1], &done, 1);
+        ::pause();
+        ::_exit(0);
+    }
+    ::close(ready[1]);
+    char done = 0;
+    ASSERT_EQ(::read(ready[0], &done, 1), 1);
+    ::close(ready[0]);
+    ::kill(child, SIGKILL);
+    ::waitpid(child, nullptr, 0);
+    ASSERT_EQ(entries(dir.path), 2u) << "the killed writer left its temporary";
+    EXPECT_EQ(slurp(file), "the saved package") << "a kill before the rename leaves the old file";
+
+    io::writeFileAtomically(file, "the next save");
+    EXPECT_EQ(slurp(file), "the next save");
+    EXPECT_EQ(entries(dir.path), 1u) << "the next write of the file removes the killed writer's temporary";
+}
+
+TEST(AtomicFile, AFailedWriteLeavesTheOldFileIntactAndNoTemporary) {
+    // The write fails half way (RLIMIT_FSIZE, as on a full disk) over an existing file.
+    TempDir dir;
+    const fs::path file = dir.path / "narratives.json";
+    io::writeFileAtomically(file, "the old document");
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+        std::signal(SIGXFSZ, SIG_IGN);
+        const rlimit limit{1000, 1000};
+        ::setrlimit(RLIMIT_FSIZE, &limit);
+        try {
+            io::AtomicFile atomic(file);
+            for (int i = 0; i < 100; ++i) atomic.write(std::string(100, 'x'));
+            atomic.commit();
+        } catch (const io::WriteError& e) {
+            const bool named = std::string(e.what()).rfind(file.string(), 0) == 0;
+            ::_exit(named && e.why().find("disk full") != std::string::npos ? 4 : 5);
+        }
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(child, &status, 0);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), 4) << "the failed write is a WriteError naming the file and why";
+    EXPECT_EQ(slurp(file), "the old document");
+    EXPECT_EQ(entries(dir.path), 1u) << "the temporary was left behind";
+}
+
+TEST(AtomicFile, TheNewFileHasThePermissionsAskedForAndATemporaryIsNeverSharedOrFollowed) {
+    TempDir dir;
+    const fs::path key = dir.path / "lecturer.key";
+    const mode_t before = ::umask(022);
+    io::writeFileAtomically(key, "secret", {.mode = 0600});
+    ::umask(before);
+    EXPECT_EQ(fs::status(key).permissions() & fs::perms::all, fs::perms::owner_read | fs::perms::owner_write);
+    // A folder that does not exist is an error when the caller says so, and names the file.
+    const fs::path elsewhere = dir.path / "no-such-folder" / "x.json";
+    try {
+        io::writeFileAtomically(elsewhere, "{}", {.createDirectory = false});
+        FAIL() << "a missing folder was created";
+    } catch (const io::WriteError& e) {
+        EXPECT_EQ(e.file(), elsewhere);
+    }
+    EXPECT_FALSE(fs::exists(elsewhere.parent_path()));
+    // Two writers of one file get two temporaries, each created empty by its writer.
+    io::AtomicFile a(dir.path / "doc.json"), b(dir.path / "doc.json");
+    EXPECT_NE(a.temporary(), b.temporary());
+    EXPECT_EQ(fs::file_size(a.temporary()), 0u);
+    a.write("{}");
+    a.commit();
+    EXPECT_EQ(slurp(dir.path / "doc.json"), "{}");
+}
+
+TEST(AtomicFile, AnEmptyFileIsCommittedWhenTheCallerSaysSo) {
+    TempDir dir;
+    io::writeFileAtomically(dir.path / "empty.txt", "");
+    EXPECT_TRUE(fs::exists(dir.path / "empty.txt"));
+    EXPECT_EQ(fs::file_size(dir.path / "empty.txt"), 0u);
+    io::AtomicFile nothing(dir.path / "nothing.txt");
+    EXPECT_THROW(nothing.commit(), io::WriteError) << "by default a file holds at least one byte";
+    EXPECT_EQ(entries(dir.path), 1u);
+}

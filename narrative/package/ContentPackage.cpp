@@ -1,6 +1,5 @@
 #include "narrative/package/ContentPackage.h"
 
-#include "narrative/AtomicFile.h"
 #include "narrative/NarrativeDocument.h"
 #include "narrative/package/PackageError.h"
 #include "io/AtomicFile.h"
@@ -458,7 +457,7 @@ std::filesystem::path ContentPackage::extractFile(std::string_view entry, const 
     if (std::holds_alternative<FromArchive>(it->second)) return archive_->extract(entry, folder);
     const auto target = prepareExtraction(folder, entry, "entry '" + std::string(entry) + "'");
     const std::string bytes = readFile(entry, PackageLimits{}.maxEntrySize);
-    asPackageIo([&] { narrative::writeFileAtomically(target, bytes); });
+    asPackageIo([&] { io::writeFileAtomically(target, bytes, {.createDirectory = false}); });
     return target;
 }
 

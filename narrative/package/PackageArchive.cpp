@@ -1,6 +1,6 @@
 #include "narrative/package/PackageArchive.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 #include "narrative/package/PackageError.h"
 
 #include <zip.h>
@@ -238,9 +238,9 @@ Hash ArchiveReader::hash(std::string_view entry) const {
 std::filesystem::path ArchiveReader::extract(std::string_view entry, const std::filesystem::path& folder) const {
     const auto target = prepareExtraction(folder, entry, name_ + ": entry '" + std::string(entry) + "'");
     asPackageIo([&] {
-        narrative::AtomicFileWriter out(target);
+        io::AtomicFile out(target, {.createDirectory = false});
         stream(entry, [&](const char* p, std::size_t n) { out.write(p, n); });
-        out.commit();
+        out.commit(0); // an empty entry is a whole file too
     });
     return target;
 }
@@ -265,7 +265,7 @@ std::filesystem::path prepareExtraction(const std::filesystem::path& folder, std
 // --- ArchiveWriter ------------------------------------------------------------------
 
 ArchiveWriter::ArchiveWriter(const std::filesystem::path& target) : target_(target) {
-    temporary_ = asPackageIo([&] { return narrative::createTemporaryBeside(target_); });
+    temporary_ = asPackageIo([&] { return io::createTemporaryBeside(target_); });
     int error = 0;
     zip_ = zip_open(temporary_.c_str(), ZIP_TRUNCATE, &error);
     if (!zip_) {
@@ -329,7 +329,7 @@ void ArchiveWriter::commit() {
     zip_ = nullptr;
     buffers_.clear();
     const auto temporary = std::exchange(temporary_, {});
-    asPackageIo([&] { narrative::commitTemporary(temporary, target_); });
+    asPackageIo([&] { io::commitTemporary(temporary, target_); });
 }
 
 } // namespace atrium::package

@@ -1,6 +1,6 @@
 #include "narrative/package/PackageCrypto.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 #include "narrative/package/JsonInput.h"
 #include "narrative/package/PackageError.h"
 
@@ -185,7 +185,7 @@ void SigningKey::save(const std::filesystem::path& file, const std::string& auth
     j["publicKey"] = toBase64(public_);
     j["secretKey"] = toBase64(secret());
     std::string text = j.dump(2) + "\n";
-    asPackageIo([&] { narrative::writeFileAtomically(file, text, 0600); });
+    asPackageIo([&] { io::writeFileAtomically(file, text, {.mode = 0600, .createDirectory = false}); });
     sodium_memzero(text.data(), text.size());
 }
 

@@ -25,7 +25,7 @@ private:
     Kind kind_;
 };
 
-/// Runs `f`, turning a std::runtime_error from the file system (narrative/AtomicFile)
+/// Runs `f`, turning a std::runtime_error from the file system (io/AtomicFile's WriteError)
 /// into PackageError(Io) with the same message.
 template <typename F>
 decltype(auto) asPackageIo(F&& f) {

@@ -1,6 +1,6 @@
 #include "narrative/package/TrustStore.h"
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 #include "narrative/package/JsonInput.h"
 #include "narrative/package/PackageError.h"
 
@@ -55,11 +55,8 @@ void TrustStore::save(const std::filesystem::path& file) const {
     j["authors"] = nlohmann::ordered_json::array();
     for (const auto& a : authors_)
         j["authors"].push_back({{"name", a.name}, {"fingerprint", fingerprint(a.key)}, {"publicKey", toBase64(a.key)}});
-    asPackageIo([&] {
-        // A bare file name lies in the current folder, which exists.
-        if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-        narrative::writeFileAtomically(file, j.dump(2) + "\n");
-    });
+    // The folder of the trust store is created on its first save.
+    asPackageIo([&] { io::writeFileAtomically(file, j.dump(2) + "\n"); });
 }
 
 const TrustedAuthor* TrustStore::find(const PublicKey& key) const {

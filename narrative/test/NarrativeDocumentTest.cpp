@@ -214,7 +214,7 @@ TEST(NarrativeDocument, SyntaxErrorsAndSizes) {
         parseNarrativeDocument("{\"format\": ", "broken.json");
         FAIL() << "no error";
     } catch (const NarrativeDocumentError& e) {
-        EXPECT_EQ(std::string(e.what()).rfind("broken.json: not valid JSON (byte 12)", 0), 0u) << e.what();
+        EXPECT_EQ(std::string(e.what()).rfind("broken.json: not valid JSON (line 1, column 11): JSON syntax error: ", 0), 0u) << e.what();
     }
     const std::string huge(NarrativeDocument::kMaxFileBytes + 1, ' ');
     EXPECT_THROW(parseNarrativeDocument(huge, "huge.json"), NarrativeDocumentError);

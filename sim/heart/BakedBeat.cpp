@@ -1,7 +1,7 @@
 #include "sim/heart/BakedBeat.h"
 
-#include "sim/heart/Fnv1a.h"
 #include "io/AtomicFile.h"
+#include "io/BinaryIo.h"
 #include "io/MemoryBudget.h"
 
 #include <algorithm>
@@ -26,47 +26,35 @@ constexpr double kMaxCycleSeconds = 60.0;
 /// Largest file read back: ~18 frames of a million particles, far above any bake.
 constexpr std::uintmax_t kMaxFileBytes = std::uintmax_t(4) << 30;
 
-std::uint64_t fnv1a(const void* p, std::size_t n) { return heart::fnv1a(kFnvOffset, p, n); }
+/// The hash of `n` bytes at `p` (io/BinaryIo.h): the file's checksum and the key's name.
+std::uint64_t fnv1a(const void* p, std::size_t n) { return io::fnv1a(io::kFnvOffset, p, n); }
 
-template <class T>
-void put(std::string& out, T v) {
-    char b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    out.append(b, sizeof(T));
-}
-
-/// Reads the buffer front to back; every read checks that the bytes are there.
-class Reader {
+/// io::ByteReader whose failures are BakedBeatErrors naming the source and the byte.
+class Reader : public io::ByteReader {
 public:
-    Reader(std::span<const std::byte> bytes, const std::string& source) : bytes_(bytes), source_(source) {}
+    Reader(std::span<const std::byte> bytes, const std::string& source) : io::ByteReader(bytes), source_(source) {}
     template <class T>
     T get(const char* what) {
-        need(sizeof(T), what);
-        T v;
-        std::memcpy(&v, bytes_.data() + at_, sizeof(T));
-        at_ += sizeof(T);
-        return v;
+        try {
+            return value<T>(what);
+        } catch (const io::BinaryInputError& e) {
+            throw BakedBeatError(source_ + ": " + e.what());
+        }
     }
     std::span<const std::byte> take(std::size_t n, const char* what) {
-        need(n, what);
-        auto s = bytes_.subspan(at_, n);
-        at_ += n;
-        return s;
+        try {
+            return bytes(n, what);
+        } catch (const io::BinaryInputError& e) {
+            throw BakedBeatError(source_ + ": " + e.what());
+        }
     }
-    std::size_t left() const { return bytes_.size() - at_; }
+    std::size_t left() const { return remaining(); }
     [[noreturn]] void fail(const std::string& message) const {
-        throw BakedBeatError(source_ + ": " + message + " (at byte " + std::to_string(at_) + ")");
+        throw BakedBeatError(source_ + ": " + message + " (at byte " + std::to_string(position()) + ")");
     }
 
 private:
-    void need(std::size_t n, const char* what) const {
-        if (n > left())
-            fail(std::string("truncated: ") + what + " needs " + std::to_string(n) + " bytes, " + std::to_string(left()) +
-                 " left");
-    }
-    std::span<const std::byte> bytes_;
     const std::string& source_;
-    std::size_t at_ = 0;
 };
 
 std::uint16_t quantise(float v, float lo, float hi) {
@@ -189,25 +177,26 @@ std::string BakedBeat::serialize() const {
     std::size_t bytes = 128 + key.size();
     for (const Frame& f : frames_) bytes += 4 + kBytesPerParticle * f.particles;
     out.reserve(bytes);
-    out.append(kMagic, sizeof kMagic);
-    put(out, kFormatVersion);
-    put(out, std::uint32_t(frames_.size()));
-    put(out, std::uint64_t(key.size()));
-    out += key;
-    put(out, cycleSeconds);
-    put(out, particleSpacingMm);
-    for (int a = 0; a < 3; ++a) put(out, boxMm.lo[a]);
-    for (int a = 0; a < 3; ++a) put(out, boxMm.hi[a]);
-    put(out, speedMax_);
-    put(out, densityError_.min);
-    put(out, densityError_.max);
-    put(out, pressure_.min);
-    put(out, pressure_.max);
+    io::ByteWriter w(out);
+    w.bytes(kMagic, sizeof kMagic);
+    w.value(kFormatVersion);
+    w.value(std::uint32_t(frames_.size()));
+    w.value(std::uint64_t(key.size()));
+    w.bytes(key.data(), key.size());
+    w.value(cycleSeconds);
+    w.value(particleSpacingMm);
+    for (int a = 0; a < 3; ++a) w.value(boxMm.lo[a]);
+    for (int a = 0; a < 3; ++a) w.value(boxMm.hi[a]);
+    w.value(speedMax_);
+    w.value(densityError_.min);
+    w.value(densityError_.max);
+    w.value(pressure_.min);
+    w.value(pressure_.max);
     for (const Frame& f : frames_) {
-        put(out, std::uint32_t(f.particles));
-        out.append(reinterpret_cast<const char*>(f.data.data()), f.data.size() * sizeof(std::uint16_t));
+        w.value(std::uint32_t(f.particles));
+        w.words<std::uint16_t>(f.data);
     }
-    put(out, fnv1a(out.data(), out.size()));
+    w.checksum();
     return out;
 }
 
@@ -382,7 +371,7 @@ std::string bakedHeartOf(const BakedBeat& beat) {
 }
 
 std::filesystem::path flowCacheFile(const std::filesystem::path& directory, const std::string& key) {
-    return directory / ("flow-" + hex64(fnv1a(key.data(), key.size())) + ".atriumflow");
+    return directory / ("flow-" + io::hex64(fnv1a(key.data(), key.size())) + ".atriumflow");
 }
 
 } // namespace atrium::heart

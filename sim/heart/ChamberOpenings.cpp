@@ -2,6 +2,7 @@
 
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/SurfaceExtraction.h"
+#include "io/JsonInput.h"
 
 #include <nlohmann/json.hpp>
 
@@ -223,11 +224,13 @@ std::vector<OpeningRule> readOpeningRules(const fs::path& file, std::string* cha
     if (size > (1u << 20)) fail("larger than 1 MiB: not a valve sidecar");
     std::ifstream in(file, std::ios::binary);
     if (!in) fail("cannot open it");
+    std::ostringstream text;
+    text << in.rdbuf();
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-        fail(std::string("not JSON: ") + e.what());
+        j = io::parseJson(text.str(), file.string(), {.maxBytes = 1u << 20, .maxDepth = 16});
+    } catch (const io::JsonInputError& e) {
+        fail("not JSON: " + e.where() + ": " + e.message());
     }
     if (!j.is_object()) fail("expected an object with \"openings\"");
     for (const auto& [key, value] : j.items())

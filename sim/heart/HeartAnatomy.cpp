@@ -1,5 +1,7 @@
 #include "sim/heart/HeartAnatomy.h"
 
+#include "io/JsonInput.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -159,7 +161,8 @@ std::string anatomyToJson(const HeartAnatomy& anatomy) {
 
 HeartAnatomy anatomyFromJson(const std::string& text) {
     try {
-        const nlohmann::json j = nlohmann::json::parse(text);
+        // From the heart cache, whose checksum held: bounded all the same.
+        const nlohmann::json j = io::parseJson(text, "anatomy", {.maxBytes = std::size_t(64) << 20, .maxDepth = 16});
         HeartAnatomy a;
         for (const nlohmann::json& c : j.at("chambers")) {
             Chamber chamber;

@@ -1,6 +1,7 @@
 #include "sim/heart/HeartPipeline.h"
 
 #include "sim/heart/Fnv1a.h"
+#include "io/BinaryIo.h"
 
 #include "sim/heart/MeshConversion.h"
 #include "sim/heart/VolumeSeries.h"
@@ -226,52 +227,6 @@ std::string cacheKeyText(const HeartSource& source, const PhantomParameters& pha
 // ---------------------------------------------------------------------------------------
 // Cache file
 
-constexpr bool kLittleEndian = std::endian::native == std::endian::little;
-
-template <class T>
-void put(std::string& out, T v) {
-    static_assert(std::is_arithmetic_v<T>);
-    char b[sizeof(T)];
-    std::memcpy(b, &v, sizeof(T));
-    if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
-    out.append(b, sizeof(T));
-}
-
-/// Reads from a byte buffer; throws std::runtime_error when it runs out.
-class ByteReader {
-public:
-    ByteReader(const std::string& data, std::size_t end) : data_(data), end_(end) {}
-    template <class T>
-    T get(const char* what) {
-        char b[sizeof(T)];
-        bytes(b, sizeof(T), what);
-        if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
-        T v;
-        std::memcpy(&v, b, sizeof(T));
-        return v;
-    }
-    void bytes(char* out, std::size_t n, const char* what) {
-        need(n, what);
-        std::memcpy(out, data_.data() + pos_, n);
-        pos_ += n;
-    }
-    std::string text(std::uint64_t n, const char* what) {
-        need(n, what);
-        std::string s = data_.substr(pos_, std::size_t(n));
-        pos_ += std::size_t(n);
-        return s;
-    }
-    std::size_t position() const { return pos_; }
-
-private:
-    void need(std::uint64_t n, const char* what) const {
-        if (n > end_ - pos_) throw std::runtime_error(std::string("truncated (") + what + ")");
-    }
-    const std::string& data_;
-    std::size_t end_;
-    std::size_t pos_ = 0;
-};
-
 struct CacheMeta {
     double isovalue = 0.0;
     std::uint64_t holesCapped = 0;
@@ -299,38 +254,32 @@ MovingHeartMesh readCache(const fs::path& file, std::uint64_t key, const std::st
     constexpr std::size_t headerBytes = sizeof kCacheMagic + 4;
     if (data.size() < headerBytes + 8) throw std::runtime_error("truncated (" + std::to_string(size) + " bytes)");
     if (std::memcmp(data.data(), kCacheMagic, sizeof kCacheMagic) != 0) throw std::runtime_error("bad magic");
-    char magic[sizeof kCacheMagic];
     {
-        ByteReader header(data, headerBytes);
-        header.bytes(magic, sizeof magic, "magic");
-        const auto version = header.get<std::uint32_t>("version");
+        io::ByteReader header(std::string_view(data).substr(0, headerBytes));
+        header.bytes(sizeof kCacheMagic, "magic");
+        const auto version = header.value<std::uint32_t>("version");
         if (version != kCacheFormatVersion)
             throw std::runtime_error("format version " + std::to_string(version) + ", expected " +
                                      std::to_string(kCacheFormatVersion));
     }
     const std::size_t body = data.size() - 8;
-    {
-        const std::string last = data.substr(body);
-        ByteReader checksum(last, last.size());
-        if (checksum.get<std::uint64_t>("checksum") != fnv1a(kFnvOffset, data.data(), body))
-            throw std::runtime_error("checksum mismatch (truncated or corrupt)");
-    }
-    ByteReader r(data, body);
-    r.bytes(magic, sizeof magic, "magic");
-    r.get<std::uint32_t>("version");
-    r.get<std::uint32_t>("reserved");
-    if (r.get<std::uint64_t>("key") != key) throw std::runtime_error("written for other inputs (key mismatch)");
-    const auto keyLength = r.get<std::uint64_t>("key text length");
-    if (r.text(keyLength, "key text") != keyText) throw std::runtime_error("written for other inputs (key text differs)");
-    meta.isovalue = r.get<double>("isovalue");
-    meta.holesCapped = r.get<std::uint64_t>("holes capped");
-    meta.buildSeconds = r.get<double>("build seconds");
-    const auto anatomyLength = r.get<std::uint64_t>("anatomy length");
-    meta.anatomy = anatomyFromJson(r.text(anatomyLength, "anatomy"));
-    const auto meshLength = r.get<std::uint64_t>("mesh length");
-    if (meshLength != body - r.position())
+    if (io::ByteReader(std::string_view(data).substr(body)).value<std::uint64_t>("checksum") !=
+        io::fnv1a(io::kFnvOffset, data.data(), body))
+        throw std::runtime_error("checksum mismatch (truncated or corrupt)");
+    io::ByteReader r(std::string_view(data).substr(0, body));
+    r.bytes(sizeof kCacheMagic, "magic");
+    r.value<std::uint32_t>("version");
+    r.value<std::uint32_t>("reserved");
+    if (r.value<std::uint64_t>("key") != key) throw std::runtime_error("written for other inputs (key mismatch)");
+    if (r.text("key text") != keyText) throw std::runtime_error("written for other inputs (key text differs)");
+    meta.isovalue = r.value<double>("isovalue");
+    meta.holesCapped = r.value<std::uint64_t>("holes capped");
+    meta.buildSeconds = r.value<double>("build seconds");
+    meta.anatomy = anatomyFromJson(r.text("anatomy"));
+    const auto meshLength = r.value<std::uint64_t>("mesh length");
+    if (meshLength != r.remaining())
         throw std::runtime_error("mesh section of " + std::to_string(meshLength) + " bytes where " +
-                                 std::to_string(body - r.position()) + " remain");
+                                 std::to_string(r.remaining()) + " remain");
     std::istringstream mesh(data.substr(r.position(), std::size_t(meshLength)));
     data.clear();
     data.shrink_to_fit();
@@ -346,24 +295,20 @@ std::string writeCache(const fs::path& file, std::uint64_t key, const std::strin
                        const MovingHeartMesh& moving) {
     try {
         std::string data;
-        data.append(kCacheMagic, sizeof kCacheMagic);
-        put(data, kCacheFormatVersion);
-        put(data, std::uint32_t(0));
-        put(data, key);
-        put(data, std::uint64_t(keyText.size()));
-        data += keyText;
-        put(data, meta.isovalue);
-        put(data, meta.holesCapped);
-        put(data, meta.buildSeconds);
-        const std::string anatomy = anatomyToJson(meta.anatomy);
-        put(data, std::uint64_t(anatomy.size()));
-        data += anatomy;
+        io::ByteWriter w(data);
+        w.bytes(kCacheMagic, sizeof kCacheMagic);
+        w.value(kCacheFormatVersion);
+        w.value(std::uint32_t(0));
+        w.value(key);
+        w.text(keyText);
+        w.value(meta.isovalue);
+        w.value(meta.holesCapped);
+        w.value(meta.buildSeconds);
+        w.text(anatomyToJson(meta.anatomy));
         std::ostringstream blob(std::ios::binary);
         moving.save(blob);
-        const std::string mesh = std::move(blob).str();
-        put(data, std::uint64_t(mesh.size()));
-        data += mesh;
-        put(data, fnv1a(kFnvOffset, data.data(), data.size()));
+        w.text(std::move(blob).str());
+        w.checksum();
 
         // Temporaries of builds that were killed at the rename (megabytes each) go first.
         io::removeStaleTemporaries(file.parent_path());

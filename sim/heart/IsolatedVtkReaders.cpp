@@ -1,7 +1,8 @@
 #include "sim/heart/IsolatedVtkReaders.h"
 
-#include "sim/heart/MeshSeries.h"
+#include "sim/heart/HeartFileError.h"
 #include "sim/heart/VtkMessageLog.h"
+#include "io/BinaryIo.h"
 #include "io/IsolatedRun.h"
 
 #include <vtkCellArray.h>
@@ -39,52 +40,9 @@ double timeLimit(const fs::path& file) {
     return base + (ec ? 0.0 : 60.0 * double(size) / 1e8);
 }
 
-// The child's result as plain bytes (same machine, same layout).
-template <class T> void put(std::string& out, const T& v) { out.append(reinterpret_cast<const char*>(&v), sizeof v); }
-template <class T> void putVector(std::string& out, const std::vector<T>& v) {
-    put(out, std::uint64_t(v.size()));
-    out.append(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T));
-}
-void putText(std::string& out, const std::string& s) {
-    put(out, std::uint64_t(s.size()));
-    out += s;
-}
-
-class Bytes {
-public:
-    explicit Bytes(const std::string& data) : data_(data) {}
-    template <class T> T get() {
-        T v;
-        need(sizeof v);
-        std::memcpy(&v, data_.data() + pos_, sizeof v);
-        pos_ += sizeof v;
-        return v;
-    }
-    template <class T> std::vector<T> vector() {
-        const auto n = get<std::uint64_t>();
-        if (n > (data_.size() - pos_) / sizeof(T)) throw std::runtime_error("the reader's result is incomplete");
-        std::vector<T> v(static_cast<std::size_t>(n));
-        if (n > 0) std::memcpy(v.data(), data_.data() + pos_, std::size_t(n) * sizeof(T)); // no buffer when empty
-        pos_ += std::size_t(n) * sizeof(T);
-        return v;
-    }
-    std::string text() {
-        const auto n = get<std::uint64_t>();
-        need(n);
-        std::string s = data_.substr(pos_, std::size_t(n));
-        pos_ += std::size_t(n);
-        return s;
-    }
-
-private:
-    void need(std::uint64_t n) const {
-        if (n > data_.size() - pos_) throw std::runtime_error("the reader's result is incomplete");
-    }
-    const std::string& data_;
-    std::size_t pos_ = 0;
-};
-
-void putCells(std::string& out, vtkCellArray* cells) {
+// The child's result travels as io/BinaryIo.h bytes; reading it back checks every count
+// against what the child sent.
+void putCells(io::ByteWriter& out, vtkCellArray* cells) {
     std::vector<std::int64_t> offsets{0}, ids;
     if (cells != nullptr) {
         vtkIdType n = 0;
@@ -94,14 +52,14 @@ void putCells(std::string& out, vtkCellArray* cells) {
             offsets.push_back(std::int64_t(ids.size()));
         }
     }
-    putVector(out, offsets);
-    putVector(out, ids);
+    out.counted<std::int64_t>(offsets);
+    out.counted<std::int64_t>(ids);
 }
 
 /// Cells from the child: offsets that start at 0 and never decrease, indices that fit.
-CellList takeCells(Bytes& in, const fs::path& file, const char* what) {
-    const std::vector<std::int64_t> offsets = in.vector<std::int64_t>();
-    const std::vector<std::int64_t> ids = in.vector<std::int64_t>();
+CellList takeCells(io::ByteReader& in, const fs::path& file, const char* what) {
+    const auto offsets = in.counted<std::int64_t, std::int64_t>(what);
+    const auto ids = in.counted<std::int64_t, std::int64_t>(what);
     CellList cells;
     if (offsets.empty() || offsets.front() != 0 || std::uint64_t(offsets.back()) != ids.size())
         throw MeshError(file, std::string("inconsistent ") + what + " in the file");
@@ -121,7 +79,7 @@ CellList takeCells(Bytes& in, const fs::path& file, const char* what) {
     return cells;
 }
 
-void putPoints(std::string& out, vtkPoints* points) {
+void putPoints(io::ByteWriter& out, vtkPoints* points) {
     std::vector<float> xyz;
     const vtkIdType n = points ? points->GetNumberOfPoints() : 0;
     xyz.reserve(std::size_t(3 * n));
@@ -133,7 +91,7 @@ void putPoints(std::string& out, vtkPoints* points) {
                               ? float(v)
                               : std::numeric_limits<float>::quiet_NaN());
     }
-    putVector(out, xyz);
+    out.counted<float>(xyz);
 }
 
 /// Runs `work` in a child; on failure calls `fail` (which throws the caller's error type).
@@ -158,7 +116,8 @@ MeshFileData readVtkXmlMeshIsolated(const fs::path& file, bool unstructured, std
     const std::string name = file.string();
     const io::IsolatedOutput child = runChild(
         file,
-        [&](std::string& out) {
+        [&](std::string& bytes) {
+            io::ByteWriter out(bytes);
             vtkNew<VtkMessageLog> log;
             vtkPointSet* data = nullptr;
             vtkNew<vtkXMLPolyDataReader> polyReader;
@@ -171,9 +130,9 @@ MeshFileData readVtkXmlMeshIsolated(const fs::path& file, bool unstructured, std
             reader->Update();
             data = unstructured ? static_cast<vtkPointSet*>(gridReader->GetOutput()) : polyReader->GetOutput();
             const std::vector<std::string> said = log->all();
-            put(out, std::uint64_t(said.size()));
-            for (const std::string& m : said) putText(out, m);
-            putText(out, log->firstError());
+            out.value(std::uint64_t(said.size()));
+            for (const std::string& m : said) out.text(m);
+            out.text(log->firstError());
             putPoints(out, data ? data->GetPoints() : nullptr);
             if (unstructured) {
                 vtkUnstructuredGrid* grid = gridReader->GetOutput();
@@ -182,23 +141,23 @@ MeshFileData readVtkXmlMeshIsolated(const fs::path& file, bool unstructured, std
                 if (grid && grid->GetCellTypesArray())
                     for (vtkIdType k = 0; k < grid->GetCellTypesArray()->GetNumberOfValues(); ++k)
                         types.push_back(grid->GetCellTypesArray()->GetValue(k));
-                putVector(out, types);
+                out.counted<std::uint8_t>(types);
             } else {
                 vtkPolyData* poly = polyReader->GetOutput();
                 putCells(out, poly ? poly->GetPolys() : nullptr);
                 putCells(out, poly ? poly->GetStrips() : nullptr);
-                put(out, std::uint64_t(poly ? poly->GetNumberOfVerts() + poly->GetNumberOfLines() : 0));
+                out.value(std::uint64_t(poly ? poly->GetNumberOfVerts() + poly->GetNumberOfLines() : 0));
             }
         },
         [&](const std::string& why) { throw MeshError(file, why); });
 
     MeshFileData data;
     try {
-        Bytes in(child.result);
-        const auto count = in.get<std::uint64_t>();
-        for (std::uint64_t k = 0; k < count; ++k) messages.push_back(in.text());
-        const std::string firstError = in.text();
-        const std::vector<float> xyz = in.vector<float>();
+        io::ByteReader in(child.result);
+        const auto count = in.value<std::uint64_t>("message count");
+        for (std::uint64_t k = 0; k < count; ++k) messages.push_back(in.text("message"));
+        const std::string firstError = in.text("first error");
+        const auto xyz = in.counted<float, float>("points");
         if (xyz.empty()) {
             if (!firstError.empty()) throw MeshError(file, "unreadable VTK XML file: " + firstError);
             throw MeshError(file, "empty mesh: the file holds no points");
@@ -208,11 +167,11 @@ MeshFileData readVtkXmlMeshIsolated(const fs::path& file, bool unstructured, std
         if (unstructured) {
             data.unstructuredGrid = true;
             data.volumeCells = takeCells(in, file, "cells");
-            data.cellTypes = in.vector<std::uint8_t>();
+            data.cellTypes = in.counted<std::uint8_t, std::uint8_t>("cell types");
         } else {
             data.polygons = takeCells(in, file, "polygons");
             data.strips = takeCells(in, file, "triangle strips");
-            data.droppedCells = std::size_t(in.get<std::uint64_t>());
+            data.droppedCells = std::size_t(in.value<std::uint64_t>("dropped cells"));
             // Polygons of fewer than 3 points are not surfaces.
             CellList polygons;
             for (std::size_t k = 0; k < data.polygons.size(); ++k) {
@@ -234,14 +193,15 @@ MeshFileData readVtkXmlMeshIsolated(const fs::path& file, bool unstructured, std
 Volume readVolumeIsolated(const fs::path& file, const std::function<Volume()>& read) {
     const io::IsolatedOutput child = runChild(
         file,
-        [&](std::string& out) {
+        [&](std::string& bytes) {
             const Volume v = read();
-            put(out, v.nx);
-            put(out, v.ny);
-            put(out, v.nz);
-            put(out, v.origin);
-            put(out, v.spacing);
-            putVector(out, v.values);
+            io::ByteWriter out(bytes);
+            out.value(std::int32_t(v.nx));
+            out.value(std::int32_t(v.ny));
+            out.value(std::int32_t(v.nz));
+            out.words<float>(std::span(&v.origin, 1));
+            out.words<float>(std::span(&v.spacing, 1));
+            out.counted<float>(v.values);
         },
         [&](const std::string& why) {
             // The child's VolumeError already names the file.
@@ -250,13 +210,13 @@ Volume readVolumeIsolated(const fs::path& file, const std::function<Volume()>& r
         });
     Volume v;
     try {
-        Bytes in(child.result);
-        v.nx = in.get<int>();
-        v.ny = in.get<int>();
-        v.nz = in.get<int>();
-        v.origin = in.get<sph::Vec3>();
-        v.spacing = in.get<sph::Vec3>();
-        v.values = in.vector<float>();
+        io::ByteReader in(child.result);
+        v.nx = in.value<std::int32_t>("size");
+        v.ny = in.value<std::int32_t>("size");
+        v.nz = in.value<std::int32_t>("size");
+        v.origin = in.words<float, sph::Vec3>(1, "origin").front();
+        v.spacing = in.words<float, sph::Vec3>(1, "spacing").front();
+        v.values = in.counted<float, float>("values");
     } catch (const std::runtime_error& e) {
         throw VolumeError(file, e.what());
     }

@@ -5,7 +5,7 @@
 #include "sim/heart/MeshFileReaders.h"
 
 #include "sim/heart/MeshFileText.h"
-#include "sim/heart/MeshSeries.h"
+#include "sim/heart/HeartFileError.h"
 #include "io/MemoryBudget.h"
 
 #include <algorithm>

@@ -1,6 +1,7 @@
 #include "sim/heart/MeshInterpolation.h"
 
 #include "sim/sph/WallDistanceField.h" // sph::closestPointOnTriangle
+#include "io/BinaryIo.h"
 
 #include <tbb/blocked_range.h>
 #include <tbb/parallel_for.h>
@@ -645,209 +646,119 @@ namespace {
 constexpr char kMagic[8] = {'A', 'T', 'R', 'M', 'H', 'M', '0', '1'};
 constexpr std::uint32_t kFormatVersion = 1;
 constexpr std::uint32_t kFlagRefined = 1u;
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
 // Sanity limits for a stream: far beyond any heart, small enough to reject garbage.
 constexpr std::uint64_t kMaxPhases = 1u << 16;
 constexpr std::uint64_t kMaxSubframes = 1u << 16;
 constexpr std::uint64_t kMaxFrames = 1u << 24;
-/// Elements per read when filling an array, so that a corrupt count fails on the
-/// missing data before it allocates more than the stream holds (plus one chunk).
-constexpr std::size_t kReadChunk = std::size_t(1) << 16;
 
 static_assert(sizeof(Vec3) == 3 * sizeof(float), "Vec3 must be three packed floats");
 static_assert(sizeof(std::array<std::uint32_t, 3>) == 3 * sizeof(std::uint32_t));
 static_assert(std::numeric_limits<float>::is_iec559 && std::numeric_limits<double>::is_iec559);
-
-std::uint64_t fnv1a(std::uint64_t hash, const unsigned char* p, std::size_t n) {
-    for (std::size_t i = 0; i < n; ++i) {
-        hash ^= p[i];
-        hash *= kFnvPrime;
-    }
-    return hash;
-}
-
-/// Reverses the byte order of each `width`-byte word of a buffer (big-endian hosts only).
-void swapWords(unsigned char* p, std::size_t bytes, std::size_t width) {
-    for (std::size_t i = 0; i + width <= bytes; i += width) std::reverse(p + i, p + i + width);
-}
-
-constexpr bool kLittleEndian = std::endian::native == std::endian::little;
-
-class BinaryWriter {
-public:
-    explicit BinaryWriter(std::ostream& out) : out_(out) {}
-
-    template <class T>
-    void value(T v) {
-        static_assert(std::is_arithmetic_v<T>);
-        unsigned char b[sizeof(T)];
-        std::memcpy(b, &v, sizeof(T));
-        if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
-        raw(b, sizeof(T));
-    }
-    /// An array of elements made of 4-byte words (floats, uint32s).
-    template <class T>
-    void words(const std::vector<T>& v) {
-        static_assert(sizeof(T) % 4 == 0);
-        const auto* p = reinterpret_cast<const unsigned char*>(v.data());
-        const std::size_t bytes = v.size() * sizeof(T);
-        if constexpr (kLittleEndian) {
-            raw(p, bytes);
-        } else {
-            std::vector<unsigned char> copy(p, p + bytes);
-            swapWords(copy.data(), bytes, 4);
-            raw(copy.data(), bytes);
-        }
-    }
-    void raw(const unsigned char* p, std::size_t n) {
-        hash_ = fnv1a(hash_, p, n);
-        out_.write(reinterpret_cast<const char*>(p), std::streamsize(n));
-        if (!out_) throw std::runtime_error("MovingHeartMesh::save: the stream failed while writing");
-    }
-    std::uint64_t hash() const { return hash_; }
-
-private:
-    std::ostream& out_;
-    std::uint64_t hash_ = kFnvOffset;
-};
-
-class BinaryReader {
-public:
-    explicit BinaryReader(std::istream& in) : in_(in) {}
-
-    template <class T>
-    T value(const char* what) {
-        static_assert(std::is_arithmetic_v<T>);
-        unsigned char b[sizeof(T)];
-        raw(b, sizeof(T), what);
-        if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
-        T v;
-        std::memcpy(&v, b, sizeof(T));
-        return v;
-    }
-    template <class T>
-    void words(std::vector<T>& v, std::uint64_t count, const std::string& what) {
-        static_assert(sizeof(T) % 4 == 0);
-        v.clear();
-        std::size_t done = 0;
-        while (done < count) {
-            const std::size_t n = std::size_t(std::min<std::uint64_t>(count - done, kReadChunk));
-            v.resize(done + n);
-            auto* p = reinterpret_cast<unsigned char*>(v.data() + done);
-            raw(p, n * sizeof(T), what.c_str());
-            if constexpr (!kLittleEndian) swapWords(p, n * sizeof(T), 4);
-            done += n;
-        }
-    }
-    void raw(unsigned char* p, std::size_t n, const char* what) {
-        in_.read(reinterpret_cast<char*>(p), std::streamsize(n));
-        if (std::size_t(in_.gcount()) != n)
-            throw std::runtime_error(std::string("MovingHeartMesh::load: truncated data (reading ") + what + ")");
-        hash_ = fnv1a(hash_, p, n);
-    }
-    std::uint64_t hash() const { return hash_; }
-
-private:
-    std::istream& in_;
-    std::uint64_t hash_ = kFnvOffset;
-};
 
 [[noreturn]] void corrupt(const std::string& why) { throw std::runtime_error("MovingHeartMesh::load: " + why); }
 
 } // namespace
 
 void MovingHeartMesh::save(std::ostream& out) const {
-    BinaryWriter w(out);
-    w.raw(reinterpret_cast<const unsigned char*>(kMagic), sizeof kMagic);
-    w.value(kFormatVersion);
-    w.value(std::uint32_t(phaseCount()));
-    w.value(std::uint32_t(subframes_));
-    w.value(std::uint32_t(refined_ ? kFlagRefined : 0u));
-    for (int k = 0; k < phaseCount(); ++k) {
-        const auto i = std::size_t(k);
-        w.value(std::uint64_t(phases_[i].vertices.size()));
-        w.value(std::uint64_t(phases_[i].triangles.size()));
-        w.words(phases_[i].vertices);
-        w.words(phases_[i].triangles);
-        w.words(forward_[i]);
-        w.words(backward_[i]);
-        const HalfwayMismatch& mm = mismatch_[i];
-        w.value(mm.meanForward);
-        w.value(mm.meanBackward);
-        w.value(mm.mean);
-        w.value(mm.max);
+    try {
+        io::StreamWriter w(out);
+        w.bytes(kMagic, sizeof kMagic);
+        w.value(kFormatVersion);
+        w.value(std::uint32_t(phaseCount()));
+        w.value(std::uint32_t(subframes_));
+        w.value(std::uint32_t(refined_ ? kFlagRefined : 0u));
+        for (int k = 0; k < phaseCount(); ++k) {
+            const auto i = std::size_t(k);
+            w.value(std::uint64_t(phases_[i].vertices.size()));
+            w.value(std::uint64_t(phases_[i].triangles.size()));
+            w.words<float>(phases_[i].vertices);
+            w.words<std::uint32_t>(phases_[i].triangles);
+            w.words<float>(forward_[i]);
+            w.words<float>(backward_[i]);
+            const HalfwayMismatch& mm = mismatch_[i];
+            w.value(mm.meanForward);
+            w.value(mm.meanBackward);
+            w.value(mm.mean);
+            w.value(mm.max);
+        }
+        const std::uint64_t checksum = w.hash();
+        w.value(checksum);
+    } catch (const std::runtime_error& e) {
+        throw std::runtime_error(std::string("MovingHeartMesh::save: ") + e.what());
     }
-    const std::uint64_t checksum = w.hash();
-    w.value(checksum);
     out.flush();
     if (!out) throw std::runtime_error("MovingHeartMesh::save: the stream failed while writing");
 }
 
 MovingHeartMesh MovingHeartMesh::load(std::istream& in) {
-    BinaryReader r(in);
-    unsigned char magic[sizeof kMagic];
-    r.raw(magic, sizeof magic, "magic");
-    if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) corrupt("not a moving heart mesh (bad magic)");
-    const auto version = r.value<std::uint32_t>("format version");
-    if (version != kFormatVersion)
-        corrupt("format version " + std::to_string(version) + ", this build reads version " +
-                std::to_string(kFormatVersion));
-    const auto phases = r.value<std::uint32_t>("phase count");
-    const auto subframes = r.value<std::uint32_t>("sub-frame count");
-    const auto flags = r.value<std::uint32_t>("flags");
-    if (phases < 2 || phases > kMaxPhases) corrupt("implausible phase count " + std::to_string(phases));
-    if (subframes < 1 || subframes > kMaxSubframes) corrupt("implausible sub-frame count " + std::to_string(subframes));
-    if (std::uint64_t(phases) * subframes > kMaxFrames)
-        corrupt("implausible frame count " + std::to_string(std::uint64_t(phases) * subframes));
-    if ((flags & ~kFlagRefined) != 0) corrupt("unknown flags " + std::to_string(flags));
+    // A value or an array that the stream does not hold is damage like any other.
+    try {
+        io::StreamReader r(in);
+        unsigned char magic[sizeof kMagic];
+        r.copy(magic, sizeof magic, "magic");
+        if (std::memcmp(magic, kMagic, sizeof kMagic) != 0) corrupt("not a moving heart mesh (bad magic)");
+        const auto version = r.value<std::uint32_t>("format version");
+        if (version != kFormatVersion)
+            corrupt("format version " + std::to_string(version) + ", this build reads version " +
+                    std::to_string(kFormatVersion));
+        const auto phases = r.value<std::uint32_t>("phase count");
+        const auto subframes = r.value<std::uint32_t>("sub-frame count");
+        const auto flags = r.value<std::uint32_t>("flags");
+        if (phases < 2 || phases > kMaxPhases) corrupt("implausible phase count " + std::to_string(phases));
+        if (subframes < 1 || subframes > kMaxSubframes) corrupt("implausible sub-frame count " + std::to_string(subframes));
+        if (std::uint64_t(phases) * subframes > kMaxFrames)
+            corrupt("implausible frame count " + std::to_string(std::uint64_t(phases) * subframes));
+        if ((flags & ~kFlagRefined) != 0) corrupt("unknown flags " + std::to_string(flags));
 
-    MovingHeartMesh m;
-    m.subframes_ = int(subframes);
-    m.refined_ = (flags & kFlagRefined) != 0;
-    m.phases_.resize(phases);
-    m.forward_.resize(phases);
-    m.backward_.resize(phases);
-    m.mismatch_.resize(phases);
-    for (std::size_t k = 0; k < phases; ++k) {
-        const std::string name = phaseName(k);
-        const auto n = r.value<std::uint64_t>("vertex count");
-        const auto t = r.value<std::uint64_t>("triangle count");
-        if (n == 0 || n >= std::numeric_limits<std::uint32_t>::max())
-            corrupt(name + ": implausible vertex count " + std::to_string(n));
-        if (t == 0 || t >= std::numeric_limits<std::uint32_t>::max())
-            corrupt(name + ": implausible triangle count " + std::to_string(t));
-        sph::TriangleMesh& mesh = m.phases_[k];
-        r.words(mesh.vertices, n, name + " vertices");
-        r.words(mesh.triangles, t, name + " triangles");
-        r.words(m.forward_[k], n, name + " forward displacements");
-        r.words(m.backward_[k], n, name + " backward displacements");
-        HalfwayMismatch& mm = m.mismatch_[k];
-        mm.meanForward = r.value<double>("mismatch");
-        mm.meanBackward = r.value<double>("mismatch");
-        mm.mean = r.value<double>("mismatch");
-        mm.max = r.value<double>("mismatch");
-        for (std::size_t i = 0; i < n; ++i)
-            if (!sph::isFinite(mesh.vertices[i]) || !sph::isFinite(m.forward_[k][i]) || !sph::isFinite(m.backward_[k][i]))
-                corrupt(name + ": vertex " + std::to_string(i) + " or its displacement is not finite");
-        for (std::size_t i = 0; i < t; ++i)
-            for (const std::uint32_t v : mesh.triangles[i])
-                if (v >= n)
-                    corrupt(name + ": triangle " + std::to_string(i) + " refers to vertex " + std::to_string(v) + " of " +
-                            std::to_string(n));
-        for (const double x : {mm.meanForward, mm.meanBackward, mm.mean, mm.max})
-            if (!std::isfinite(x) || x < 0.0) corrupt(name + ": invalid half-way mismatch");
+        MovingHeartMesh m;
+        m.subframes_ = int(subframes);
+        m.refined_ = (flags & kFlagRefined) != 0;
+        m.phases_.resize(phases);
+        m.forward_.resize(phases);
+        m.backward_.resize(phases);
+        m.mismatch_.resize(phases);
+        for (std::size_t k = 0; k < phases; ++k) {
+            const std::string name = phaseName(k);
+            const auto n = r.value<std::uint64_t>("vertex count");
+            const auto t = r.value<std::uint64_t>("triangle count");
+            if (n == 0 || n >= std::numeric_limits<std::uint32_t>::max())
+                corrupt(name + ": implausible vertex count " + std::to_string(n));
+            if (t == 0 || t >= std::numeric_limits<std::uint32_t>::max())
+                corrupt(name + ": implausible triangle count " + std::to_string(t));
+            sph::TriangleMesh& mesh = m.phases_[k];
+            r.words<float>(mesh.vertices, n, (name + " vertices").c_str());
+            r.words<std::uint32_t>(mesh.triangles, t, (name + " triangles").c_str());
+            r.words<float>(m.forward_[k], n, (name + " forward displacements").c_str());
+            r.words<float>(m.backward_[k], n, (name + " backward displacements").c_str());
+            HalfwayMismatch& mm = m.mismatch_[k];
+            mm.meanForward = r.value<double>("mismatch");
+            mm.meanBackward = r.value<double>("mismatch");
+            mm.mean = r.value<double>("mismatch");
+            mm.max = r.value<double>("mismatch");
+            for (std::size_t i = 0; i < n; ++i)
+                if (!sph::isFinite(mesh.vertices[i]) || !sph::isFinite(m.forward_[k][i]) || !sph::isFinite(m.backward_[k][i]))
+                    corrupt(name + ": vertex " + std::to_string(i) + " or its displacement is not finite");
+            for (std::size_t i = 0; i < t; ++i)
+                for (const std::uint32_t v : mesh.triangles[i])
+                    if (v >= n)
+                        corrupt(name + ": triangle " + std::to_string(i) + " refers to vertex " + std::to_string(v) + " of " +
+                                std::to_string(n));
+            for (const double x : {mm.meanForward, mm.meanBackward, mm.mean, mm.max})
+                if (!std::isfinite(x) || x < 0.0) corrupt(name + ": invalid half-way mismatch");
+        }
+        const std::uint64_t expected = r.hash();
+        const auto stored = r.value<std::uint64_t>("checksum");
+        if (stored != expected) corrupt("checksum mismatch (the data is corrupt)");
+
+        const auto& ph = m.phases_;
+        m.sharedTopology_ = std::all_of(ph.begin() + 1, ph.end(), [&](const sph::TriangleMesh& x) {
+            return x.vertices.size() == ph[0].vertices.size() && x.triangles == ph[0].triangles;
+        });
+        m.buildFrameTable();
+        return m;
+    } catch (const io::BinaryInputError& e) {
+        corrupt(e.what());
     }
-    const std::uint64_t expected = r.hash();
-    const auto stored = r.value<std::uint64_t>("checksum");
-    if (stored != expected) corrupt("checksum mismatch (the data is corrupt)");
-
-    const auto& ph = m.phases_;
-    m.sharedTopology_ = std::all_of(ph.begin() + 1, ph.end(), [&](const sph::TriangleMesh& x) {
-        return x.vertices.size() == ph[0].vertices.size() && x.triangles == ph[0].triangles;
-    });
-    m.buildFrameTable();
-    return m;
 }
 
 } // namespace atrium::heart

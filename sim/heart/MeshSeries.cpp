@@ -48,9 +48,6 @@ namespace atrium::heart {
 
 namespace fs = std::filesystem;
 
-MeshError::MeshError(const fs::path& file, const std::string& message)
-    : std::runtime_error(file.string() + ": " + message), file_(file) {}
-
 std::size_t MeshSeries::holesCapped() const {
     std::size_t n = 0;
     for (const MeshReadReport& r : reports) n += r.cleaning.holesCapped;

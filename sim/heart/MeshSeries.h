@@ -22,6 +22,7 @@
 // merge only where they coincide in every phase), so the cleaned phases still share
 // their triangles and MovingHeartMesh interpolates corresponding vertices.
 
+#include "sim/heart/HeartFileError.h" // MeshError
 #include "sim/heart/VolumeSeries.h"  // ProgressCallback, resolveSeriesFrames
 #include "sim/sph/TriangleMesh.h"
 
@@ -32,17 +33,6 @@
 #include <vector>
 
 namespace atrium::heart {
-
-/// A mesh file or series that cannot be read as asked. what() starts with the offending
-/// path; file() returns it.
-class MeshError : public std::runtime_error {
-public:
-    MeshError(const std::filesystem::path& file, const std::string& message);
-    const std::filesystem::path& file() const noexcept { return file_; }
-
-private:
-    std::filesystem::path file_;
-};
 
 enum class MeshFormat { VtkLegacy, Vtp, Vtu, Stl, Obj, Ply };
 

@@ -1,6 +1,6 @@
 #include "sim/heart/SeriesFiles.h"
 
-#include "sim/heart/VolumeSeries.h" // VolumeError
+#include "sim/heart/HeartFileError.h"
 
 #include <algorithm>
 #include <cctype>

@@ -42,9 +42,6 @@ namespace atrium::heart {
 
 namespace fs = std::filesystem;
 
-VolumeError::VolumeError(const fs::path& file, const std::string& message)
-    : std::runtime_error(file.string() + ": " + message), file_(file) {}
-
 namespace {
 
 /// vtkDICOMImageReader keeps the sorted slice list protected; this exposes it.

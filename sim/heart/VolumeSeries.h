@@ -7,6 +7,7 @@
 // little/big-endian float, attached header), .mha/.mhd (MetaImage); a DICOM series
 // directory per phase is read (not written). See docs/heart-phantom.md.
 
+#include "sim/heart/HeartFileError.h" // VolumeError
 #include "sim/heart/SeriesFiles.h" // series patterns and folders
 #include "sim/sph/Vec3.h"
 
@@ -50,17 +51,6 @@ struct Volume {
 struct VolumeSeries {
     std::vector<Volume> phases;
     double cycleSeconds = 1.0;
-};
-
-/// A file, directory or pattern that cannot be read or written as asked. what() starts
-/// with the offending path; file() returns it.
-class VolumeError : public std::runtime_error {
-public:
-    VolumeError(const std::filesystem::path& file, const std::string& message);
-    const std::filesystem::path& file() const noexcept { return file_; }
-
-private:
-    std::filesystem::path file_;
 };
 
 /// Progress in [0, 1], called on the calling thread; may be empty.

@@ -4,6 +4,7 @@
 #include "sim/sph/SceneFile.h"
 
 #include "io/AtomicFile.h"
+#include "io/JsonInput.h"
 #include "io/MemoryBudget.h"
 #include "sim/sph/GridLimits.h"
 #include "sim/sph/SceneFileText.h"
@@ -458,85 +459,15 @@ Scene readScene(const Reader& r, const json& doc) {
 }
 
 // ---------------------------------------------------------------------------------
-// Parsing with a callback that tracks the JSON Pointer of the value being read (for
-// errors the parser raises without one), rejects duplicate keys and deep nesting.
-
-class ParseTracker {
-public:
-    explicit ParseTracker(const std::string& source) : source_(source) {}
-
-    std::string pointer() const {
-        std::string p;
-        for (const Frame& f : frames_) p += f.isArray ? "/" + std::to_string(f.index) : "/" + pointerToken(f.key);
-        return p.empty() ? "/" : p;
-    }
-
-    bool operator()(int /*depth*/, json::parse_event_t event, json& parsed) {
-        switch (event) {
-        case json::parse_event_t::object_start:
-        case json::parse_event_t::array_start:
-            if (frames_.size() >= kMaxNesting)
-                throw SceneError(source_, pointer(), "nested deeper than " + std::to_string(kMaxNesting) + " levels");
-            frames_.push_back(Frame{event == json::parse_event_t::array_start, 0, {}, {}});
-            break;
-        case json::parse_event_t::key: {
-            Frame& f = frames_.back();
-            f.key = parsed.get<std::string>();
-            if (!f.keys.insert(f.key).second) throw SceneError(source_, pointer(), "duplicate key");
-            break;
-        }
-        case json::parse_event_t::object_end:
-        case json::parse_event_t::array_end:
-            if (!frames_.empty()) frames_.pop_back();
-            advance();
-            break;
-        case json::parse_event_t::value:
-            advance();
-            break;
-        }
-        return true;
-    }
-
-private:
-    struct Frame {
-        bool isArray = false;
-        std::size_t index = 0;
-        std::string key;
-        std::set<std::string> keys;
-    };
-    void advance() {
-        if (!frames_.empty() && frames_.back().isArray) ++frames_.back().index;
-    }
-
-    const std::string& source_;
-    std::vector<Frame> frames_;
-};
+// Parsing through io/JsonInput.h, which tracks the JSON Pointer of the value being read
+// (for errors the parser raises without one), rejects duplicate keys and deep nesting.
 
 json parseJson(std::string_view text, const std::string& source) {
-    ParseTracker tracker(source);
     try {
-        return json::parse(text.begin(), text.end(), std::ref(tracker), /*allow_exceptions=*/true,
-                           /*ignore_comments=*/false);
-    } catch (const json::parse_error& e) {
-        // Line and column as nlohmann counts them: the position of the last read byte.
-        const std::size_t end = std::min<std::size_t>(e.byte, text.size());
-        std::size_t line = 1, lineStart = 0;
-        for (std::size_t i = 0; i < end; ++i)
-            if (text[i] == '\n') { ++line; lineStart = i + 1; }
-        std::string what = e.what();
-        const std::size_t at = what.find("parse error");
-        const std::size_t colon = at == std::string::npos ? std::string::npos : what.find(": ", at);
-        if (colon != std::string::npos) what = what.substr(colon + 2);
-        throw SceneError(source, "line " + std::to_string(line) + ", column " + std::to_string(end - lineStart),
-                         "JSON syntax error: " + what);
-    } catch (const json::out_of_range& e) {
-        // Number literals too large for a double ("1e400").
-        std::string what = e.what();
-        const std::size_t bracket = what.find("] ");
-        if (bracket != std::string::npos) what = what.substr(bracket + 2);
-        throw SceneError(source, tracker.pointer(), what);
-    } catch (const json::exception& e) {
-        throw SceneError(source, tracker.pointer(), std::string("invalid JSON: ") + e.what());
+        return io::parseJson(text, source,
+                             {.maxBytes = std::size_t(kMaxFileBytes), .maxDepth = int(kMaxNesting), .rejectDuplicateKeys = true});
+    } catch (const io::JsonInputError& e) {
+        throw SceneError(e.source(), e.where(), e.message());
     }
 }
 

@@ -8,6 +8,7 @@
 // behind it. Oracle failures throw FuzzFailure.
 
 #include "sim/heart/BakedBeat.h"
+#include "io/BinaryIo.h"
 
 #include <cmath>
 #include <cstddef>
@@ -48,15 +49,6 @@ void check(std::span<const std::byte> bytes) {
         if (!std::isfinite(v)) throw FuzzFailure("a played-back position is not finite");
 }
 
-std::uint64_t fnv1a(const std::byte* p, std::size_t n) {
-    std::uint64_t h = 14695981039346656037ull;
-    for (std::size_t i = 0; i < n; ++i) {
-        h ^= std::uint64_t(p[i]);
-        h *= 1099511628211ull;
-    }
-    return h;
-}
-
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
@@ -64,7 +56,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check({bytes, size});
     if (size >= 8) {
         std::vector<std::byte> fixed(bytes, bytes + size);
-        const std::uint64_t sum = fnv1a(fixed.data(), size - 8);
+        const std::uint64_t sum = atrium::io::fnv1a(atrium::io::kFnvOffset, fixed.data(), size - 8);
         std::memcpy(fixed.data() + size - 8, &sum, 8);
         check(fixed);
     }

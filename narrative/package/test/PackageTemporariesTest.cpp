@@ -1,7 +1,8 @@
-// A save of a package that was killed before its rename leaves ".NAME.atrium.tmp-*"
-// beside it: the next save or opening of the package removes it (a live save's stays).
+// A save of a package that was killed before its rename leaves "NAME.tmp-*.atrium" (or,
+// from builds before the one AtomicFile, ".NAME.atrium.tmp-*") beside it: the next save or
+// opening of the package removes it (a live save's stays).
 
-#include "narrative/AtomicFile.h"
+#include "io/AtomicFile.h"
 #include "narrative/package/PackageError.h"
 #include "PackageTestSupport.h"
 
@@ -41,21 +42,26 @@ TEST(PackageTemporaries, AKilledSavesTemporaryGoesWhenThePackageIsNextSavedOrOpe
     p.save(dir / "lecture.atrium");
 
     // The temporaries this build's writer makes carry the process, so that they can be told apart.
-    const auto mine = atrium::narrative::createTemporaryBeside(dir / "lecture.atrium");
-    EXPECT_NE(mine.filename().string().find(".lecture.atrium.tmp-" + std::to_string(::getpid()) + "-"), std::string::npos)
-        << mine;
+    const auto mine = atrium::io::createTemporaryBeside(dir / "lecture.atrium");
+    EXPECT_EQ(mine.filename().string().rfind("lecture.tmp-" + std::to_string(::getpid()) + "-", 0), 0u) << mine;
+    EXPECT_EQ(mine.extension(), ".atrium");
     std::filesystem::remove(mine);
 
-    const auto killed = [&] { return dir / (".lecture.atrium.tmp-" + std::to_string(deadPid()) + "-00000000abcd"); };
+    const auto killed = [&] { return dir / ("lecture.tmp-" + std::to_string(deadPid()) + "-00000000abcd.atrium"); };
+    // What a build before the one AtomicFile left: a hidden name without the extension.
+    const auto killedBefore = [&] { return dir / (".lecture.atrium.tmp-" + std::to_string(deadPid()) + "-00000000abcd"); };
     auto leftover = killed();
+    writeAll(killedBefore(), "half a package");
     writeAll(leftover, "half a package");
     p.save(dir / "lecture.atrium");
     EXPECT_FALSE(std::filesystem::exists(leftover)) << "saving the package removes a killed save's temporary";
     EXPECT_EQ(temporariesIn(dir.path()), 0u);
 
-    leftover = killed();
+    leftover = killedBefore();
     writeAll(leftover, "half a package");
+    writeAll(killed(), "half a package");
     const ContentPackage again = ContentPackage::open(dir / "lecture.atrium");
     EXPECT_FALSE(std::filesystem::exists(leftover)) << "opening the package removes a killed save's temporary";
     EXPECT_EQ(again.manifest(), p.manifest());
+    EXPECT_EQ(temporariesIn(dir.path()), 0u);
 }

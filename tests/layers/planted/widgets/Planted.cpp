@@ -1,0 +1,2 @@
+// A planted violation for tests/layers: the solver's backend seam is internal to sim/sph/.
+#include "sim/sph/Backend.h"
