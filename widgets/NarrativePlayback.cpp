@@ -16,7 +16,8 @@ using narrative::PlayerStage;
 
 NarrativePlayback::NarrativePlayback(SceneView* view, OverlayLayer* overlays, NarrativeEditor* editor, QObject* parent)
     : QObject(parent), view_(view), overlays_(overlays), editor_(editor) {
-    connect(view_, &SceneView::cameraAdvanced, this, &NarrativePlayback::onFrame);
+    wallClock_.start();
+    connect(view_, &SceneView::cameraAdvanced, this, [this] { onFrame(); });
     connect(editor_, &NarrativeEditor::documentChanged, this, [this] {
         if (!active_) return;
         if (editor_->currentIndex() != narrativeIndex_ || !editor_->current()) return stop();
@@ -56,9 +57,15 @@ void NarrativePlayback::activate(bool withEntryFlight) {
     view_->camera().stop();
 }
 
+void NarrativePlayback::setClock(std::function<double()> seconds) {
+    clock_ = std::move(seconds);
+    clockAtFrame_ = clockNow(); // the new clock's seconds count from now
+}
+
 void NarrativePlayback::play() {
     if (!active_ || player_.finished()) activate(true);
     if (!active_) return;
+    if (!player_.playing()) clockAtFrame_ = clockNow(); // a pause's seconds do not count
     player_.play();
     Q_EMIT stateChanged();
 }
@@ -124,10 +131,13 @@ void NarrativePlayback::showNow() {
     if (active_) show(player_.frame());
 }
 
-void NarrativePlayback::onFrame(double dt) {
+void NarrativePlayback::onFrame() {
+    const double now = clockNow();
+    const double elapsed = clockAtFrame_ ? now - *clockAtFrame_ : 0.0;
+    clockAtFrame_ = now;
     if (!active_) return;
     const bool wasPlaying = player_.playing();
-    player_.advance(dt);
+    player_.advance(elapsed);
     const narrative::PlayerFrame frame = player_.frame();
     show(frame);
     if (wasPlaying && frame.stage == PlayerStage::Finished) {
