@@ -502,15 +502,17 @@ void MainWindow::writeSettings() const {
     QSettings s;
     s.setValue("window/geometry", saveGeometry());
     s.setValue("view/navigation", int(view_->navigationMode()));
-    s.setValue("view/color", int(view_->colorQuantity()));
-    s.setValue("view/fluid", int(view_->fluidMode()));
-    s.setValue("view/wallOpacity", opacity_->value());
+    // The user's view, not a tour's: a narrative shown now changes it only until it stops.
+    const narrative::ViewState user = userViewState();
+    s.setValue("view/color", int(toColorQuantity(*user.colouring)));
+    s.setValue("view/fluid", int(*user.fluid == narrative::FluidDrawing::Surface ? FluidMode::Surface : FluidMode::Spheres));
+    s.setValue("view/wallOpacity", int(std::lround(*user.wallOpacity * 100.0)));
     s.setValue("simulation/particleBudget", choices_.particleBudget);
     s.setValue("simulation/viscosityMilliPaS", choices_.viscosityMilliPaS);
     s.setValue("simulation/soundSpeed", choices_.soundSpeed);
     s.setValue("simulation/flow", realTimeBeforeLecture_.value_or(realTimeFlow()) ? "baked" : "live");
     if (heart_) {
-        s.setValue("simulation/heartRateBpm", choices_.heartRateBpm);
+        s.setValue("simulation/heartRateBpm", *user.heartRateBpm);
         s.setValue("simulation/heartRateFor", sourceLabel(source_));
     }
     const char* kinds[] = {"phantom", "volumes", "meshes"};

@@ -68,6 +68,9 @@ struct ViewerOptions {
     heart::BakeSettings bake;
 };
 
+/// The view's quantity for a narrative's blood colouring.
+ColorQuantity toColorQuantity(narrative::BloodColouring colouring);
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -94,6 +97,10 @@ public:
     void applyViewState(const narrative::ViewState& state);
     /// The view state on screen, every field set (for a node added from the view).
     narrative::ViewState currentViewState() const;
+    /// The view state as the user has it, every field set: what is on screen, but while a
+    /// narrative shows, the user's own values of what its nodes changed (what stopping it
+    /// puts back). The user's settings save this, never a node's view.
+    narrative::ViewState userViewState() const;
     /// Content packages: the open lecture, its resource and branding bars, its gate.
     LectureUi* lectureUi() const { return lecture_; }
     /// Whether this window reads and writes QSettings (tests' windows do not).

@@ -36,8 +36,16 @@ class NarrativePlayback : public QObject {
 public:
     NarrativePlayback(SceneView* view, OverlayLayer* overlays, NarrativeEditor* editor, QObject* parent = nullptr);
 
-    /// Applies a node's view state (colouring, clipping, heart held at a phase, ...).
-    void setViewStateHandler(std::function<void(const narrative::ViewState&)> apply) { applyView_ = std::move(apply); }
+    /// Applies a node's view state (colouring, clipping, heart held at a phase, ...), and
+    /// captures the user's. A tour's view states are the tour's: what the user had when it
+    /// started is captured then and put back when it stops (Esc, its end, the user taking
+    /// the camera), in every field a node changed.
+    void setViewStateHandlers(std::function<void(const narrative::ViewState&)> apply,
+                              std::function<narrative::ViewState()> capture);
+    /// While a narrative is shown: the user's own values of the fields its nodes changed,
+    /// which stopping puts back (so the window saves these, not the node's, into the
+    /// user's settings); nullopt when none is shown.
+    std::optional<narrative::ViewState> userViewState() const;
 
     /// The clock the narrative's timeline follows while playing: seconds on any steady
     /// scale (only its differences count). Null restores the wall clock, the default; a
@@ -103,11 +111,16 @@ private:
     void onFrame();
     double clockNow() const { return clock_ ? clock_() : double(wallClock_.nsecsElapsed()) * 1e-9; }
     void show(const narrative::PlayerFrame& frame);
+    /// Applies a view state of the tour, remembering which fields it changed.
+    void applyTourView(const narrative::ViewState& view);
 
     SceneView* view_;
     OverlayLayer* overlays_;
     NarrativeEditor* editor_;
     std::function<void(const narrative::ViewState&)> applyView_;
+    std::function<narrative::ViewState()> captureView_;
+    narrative::ViewState userView_;   // the user's, captured when the narrative started showing
+    narrative::ViewState tourChanged_; // the fields the tour's nodes set (their values do not matter)
     narrative::NarrativePlayer player_;
     QElapsedTimer wallClock_;
     std::function<double()> clock_;       // null: wallClock_

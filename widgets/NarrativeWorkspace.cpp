@@ -281,7 +281,7 @@ void NarrativeWorkspace::setViewState(std::function<void(const narrative::ViewSt
                                       std::function<narrative::ViewState()> capture) {
     applyView_ = apply;
     captureView_ = std::move(capture);
-    playback_->setViewStateHandler(std::move(apply));
+    playback_->setViewStateHandlers(std::move(apply), captureView_);
 }
 
 QWidget* NarrativeWorkspace::dialogParent() const { return window_; }

@@ -23,6 +23,7 @@
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QSettings>
 #include <QThread>
 #include <QTimer>
 #include <QTest>
@@ -364,6 +365,64 @@ TEST(Narratives, ANodesViewStateIsApplied) {
     const narrative::ViewState now = w->currentViewState();
     EXPECT_EQ(now.colouring, narrative::BloodColouring::Pressure);
     EXPECT_NEAR(*now.wallOpacity, 0.3, 1e-9);
+}
+
+// Issue 23: after Esc the heart stayed held and the tour's colouring stayed, and both were
+// saved into the user's settings. A tour's view states are the tour's.
+TEST(Narratives, LeavingATourRestoresTheUsersViewAndSavesNoneOfTheTours) {
+    QSettings().clear();
+    QSettings().setValue("simulation/flow", "live"); // the blood live, as the other tests' (no bake first)
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.particleBudget = 3000;
+    options.persistSettings = true; // this test's own settings folder (runUiTests)
+    options.headless = true;
+    auto w = std::make_unique<MainWindow>(options);
+    w->resize(960, 720);
+    w->show();
+    ASSERT_TRUE(waitFor([&] { return w->sceneView()->framesWithBlood() >= 2; }, 240)) << "no blood drawn";
+    ASSERT_TRUE(activate(*w));
+    SceneView* v = w->sceneView();
+    const narrative::ViewState mine = w->currentViewState();
+    ASSERT_EQ(mine.colouring, narrative::BloodColouring::Blood);
+    ASSERT_EQ(mine.heartRunning, true);
+    ASSERT_FALSE(mine.clipping->enabled);
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(QString::fromStdString(kTour), &error)) << error.toStdString();
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+
+    // Esc: the tour's cut, speed colouring, wall and held heart leave with it.
+    ASSERT_TRUE(playback->jumpTo(1)); // cut open, coloured by speed
+    ASSERT_TRUE(v->clipping());
+    ASSERT_TRUE(playback->jumpTo(3)); // the heart held at end-systole, coloured by pressure
+    ASSERT_EQ(v->colorQuantity(), widgets::ColorQuantity::Pressure);
+    ASSERT_TRUE(v->runner() && (v->runner()->paused() || v->runner()->pendingHold()));
+    QTest::keyClick(w.get(), Qt::Key_Escape);
+    ASSERT_FALSE(playback->active());
+    const narrative::ViewState after = w->currentViewState();
+    EXPECT_EQ(after.colouring, mine.colouring);
+    EXPECT_EQ(after.clipping, mine.clipping);
+    EXPECT_NEAR(*after.wallOpacity, *mine.wallOpacity, 1e-9);
+    EXPECT_EQ(after.fluid, mine.fluid);
+    EXPECT_FALSE(v->runner()->pendingHold()) << "the heart is still being held";
+    EXPECT_TRUE(waitFor([&] { return !v->runner()->paused(); }, 10)) << "the heart stayed held after the tour";
+
+    // The end of the tour: the same.
+    ASSERT_TRUE(playback->jumpTo(3));
+    playback->play();
+    ASSERT_TRUE(playback->continueWaiting()); // node 4 waits for a key
+    ASSERT_TRUE(waitFor([&] { return !playback->active(); }, 120)) << "the tour never ended";
+    EXPECT_EQ(w->currentViewState().colouring, mine.colouring);
+    EXPECT_FALSE(v->runner()->pendingHold());
+    EXPECT_TRUE(waitFor([&] { return !v->runner()->paused(); }, 10));
+
+    // Closing the window during a tour saves the user's view, not the node's.
+    ASSERT_TRUE(playback->jumpTo(3));
+    ASSERT_EQ(v->colorQuantity(), widgets::ColorQuantity::Pressure);
+    ASSERT_TRUE(w->close());
+    const QSettings settings;
+    EXPECT_EQ(settings.value("view/color").toInt(), int(widgets::ColorQuantity::Blood));
+    EXPECT_EQ(settings.value("view/wallOpacity").toInt(), int(std::lround(*mine.wallOpacity * 100.0)));
 }
 
 TEST(Narratives, ALabelStaysOnItsWallPointAsTheCameraMoves) {
