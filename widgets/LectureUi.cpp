@@ -8,6 +8,7 @@
 #include "widgets/Lecture.h"
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativeHome.h"
+#include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/ResourceBar.h"
 #include "widgets/ResourceEditor.h"
@@ -126,7 +127,7 @@ LectureUi::LectureUi(QMainWindow* window, SceneView* view, bool persistSettings,
     view_->installEventFilter(this);
     window_->setAcceptDrops(true);
     window_->installEventFilter(this);
-    connect(bar_, &ResourceBar::openRequested, this, &LectureUi::openResource);
+    connect(bar_, &ResourceBar::openRequested, this, [this](const QString& id) { openResource(id); });
     connect(bar_, &ResourceBar::filterChanged, this, &LectureUi::updateBars);
     connect(view_, &SceneView::frameRendered, this, &LectureUi::onFrame);
     connect(editor_, &ResourceEditor::resourcesEdited, this, [this] {
@@ -496,16 +497,39 @@ void LectureUi::onFrame() {
     if (!lecture_) return;
     if (lecture_->updateActivation(view_->camera().pose(), view_->viewFrustum())) {
         updateBars();
-        if (!viewer_->isVisible()) {
-            for (auto i : lecture_->entered()) {
-                const auto& r = lecture_->manifest().resources[i];
-                if (narrative::launchesWhenActive(r)) {
-                    openResource(QString::fromStdString(r.id));
-                    break;
-                }
-            }
-        }
+        launchEntered();
     }
+    closeEndedLaunch();
+}
+
+/// The narrative node on screen (cycle, node), or none while no narrative shows.
+static std::optional<std::pair<int, int>> narrativeNodeShown(const NarrativeWorkspace* narratives) {
+    if (!narratives || !narratives->playback()->active()) return std::nullopt;
+    const narrative::PlayerFrame f = narratives->playback()->frame();
+    return std::pair{f.cycle, f.node};
+}
+
+void LectureUi::launchEntered() {
+    if (viewer_->isVisible()) return;
+    for (auto i : lecture_->entered()) {
+        const auto& r = lecture_->manifest().resources[i];
+        if (!narrative::launchesWhenActive(r)) continue;
+        openResource(QString::fromStdString(r.id), true);
+        return;
+    }
+}
+
+void LectureUi::closeEndedLaunch() {
+    if (autoLaunched_.id.empty()) return;
+    if (!viewer_->isVisible() || viewer_->shownId() != autoLaunched_.id) { // closed, or another opened over it
+        autoLaunched_ = {};
+        return;
+    }
+    const auto& resources = lecture_->manifest().resources;
+    const bool stillActive = std::any_of(lecture_->active().begin(), lecture_->active().end(),
+                                         [&](auto i) { return resources[i].id == autoLaunched_.id; });
+    const bool nodeEnded = autoLaunched_.narrativeNode && narrativeNodeShown(narratives_) != autoLaunched_.narrativeNode;
+    if (!stillActive || nodeEnded) viewer_->closePanel(); // its closed() forgets it
 }
 
 void LectureUi::updateBars() {
@@ -538,7 +562,9 @@ void LectureUi::layoutOverlays() {
     if (viewer_->isVisible()) viewer_->place(h - bottom);
 }
 
-void LectureUi::openResource(const QString& id) {
+void LectureUi::openResource(const QString& id) { openResource(id, false); }
+
+void LectureUi::openResource(const QString& id, bool launchedByItself) {
     if (!lecture_) return;
     const narrative::Resource* r = lecture_->manifest().findResource(id.toStdString());
     if (!r) return;
@@ -564,9 +590,14 @@ void LectureUi::openResource(const QString& id) {
             return;
         }
         default: {
+            // Opened by itself: aside, the middle of the view left to the lecture's overlays and
+            // labels, until its moment ends. Asked for: in the middle, the user's to close.
+            autoLaunched_ = {};
+            viewer_->setAside(launchedByItself);
             const QString media = r->media.empty() ? QString() : lecture_->mediaPath(r->media);
             QString error;
             if (!viewer_->showResource(*r, media, &error)) message(QString::fromStdString(r->name) + ": " + error, true);
+            else if (launchedByItself) autoLaunched_ = {r->id, narrativeNodeShown(narratives_)};
             layoutOverlays();
         }
         }

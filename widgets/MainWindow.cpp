@@ -9,6 +9,7 @@
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/LectureUi.h"
+#include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
@@ -25,6 +26,7 @@
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
@@ -59,6 +61,7 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     setWindowTitle("Atrium");
     setCentralWidget(view_);
     view_->installEventFilter(this);
+    qApp->installEventFilter(this); // Esc for the topmost panel, wherever the focus is
     choices_.cuda = options.cuda;
     if (options.particleBudget) choices_.particleBudget = *options.particleBudget;
 
@@ -454,7 +457,43 @@ void MainWindow::toggleRecording(bool on) {
     }));
 }
 
+bool MainWindow::closeTopmostPanel() {
+    const QObjectList& stack = view_->children(); // bottom to top: raise() moves a widget last
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        auto* widget = qobject_cast<QWidget*>(*it);
+        if (!widget || !widget->isVisible()) continue;
+        if (auto* resource = qobject_cast<ResourceViewer*>(widget)) {
+            resource->closePanel();
+            returnFocusToView();
+            return true;
+        }
+        if (widget == help_) {
+            help_->hide();
+            return true;
+        }
+    }
+    return false;
+}
+
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    // Esc closes the topmost panel over the view (a resource, the help sheet) before it
+    // stops anything else, wherever the focus is in this window: Qt asks the focus widget
+    // whether it takes the key (ShortcutOverride) before it runs the Esc action.
+    if (event->type() == QEvent::ShortcutOverride || (event->type() == QEvent::KeyPress && escapeTaken_)) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier && widget && widget->window() == this) {
+            if (event->type() == QEvent::KeyPress) { // the press that follows the override: spent
+                escapeTaken_ = false;
+                return true;
+            }
+            if (closeTopmostPanel()) {
+                escapeTaken_ = true;
+                event->accept();
+                return true;
+            }
+        }
+    }
     if (watched == view_) {
         if (event->type() == QEvent::MouseMove) bar_->pointerAt(int(static_cast<QMouseEvent*>(event)->position().y()));
         else if (event->type() == QEvent::Resize) bar_->fitToParent();

@@ -166,6 +166,9 @@ private:
     std::string flowKey() const;
     /// After a dialog or menu: the window active again and the view holding the keys.
     void returnFocusToView();
+    /// Closes the topmost panel over the view (a resource, the help sheet): what Esc does
+    /// first. False when none is open.
+    bool closeTopmostPanel();
     void saveScreenshot();
     void toggleRecording(bool on);
     void openSolverPanel();
@@ -187,6 +190,7 @@ private:
     SceneView* view_;
     ControlBar* bar_;
     HelpOverlay* help_;
+    bool escapeTaken_ = false; ///< Esc closed a panel: its key press is spent
     QSlider* opacity_ = nullptr;
     HeartLoader* loader_;
     LectureUi* lecture_;

@@ -18,7 +18,9 @@
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
+#include "widgets/NarrativeBar.h"
 #include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeHome.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/OverlayLayer.h"
@@ -71,6 +73,7 @@ using widgets::MainWindow;
 
 namespace {
 
+using atrium::test::activate;
 using atrium::test::openLecture;
 using atrium::test::waitFor;
 
@@ -201,6 +204,70 @@ TEST(LectureUi, AResourceBecomesActiveWhenTheCameraFliesIntoItsSphere) {
     ASSERT_NE(atrium, nullptr);
     placeCamera(*w, narrative::CameraPose::lookAt(atrium->centre, atrium->target));
     ASSERT_TRUE(waitFor([&] { return ui->resourceViewer()->shownId() == "left-atrium"; }, 10));
+}
+
+// Issue 23: the auto-launched "Left atrium" text opened over the middle of the view at
+// node 2, stayed open through nodes 3-6 hiding their overlays and labels, and Esc did
+// not close it.
+TEST(LectureUi, AnAutoLaunchedPanelSitsAsideAndClosesWhenItsMomentEnds) {
+    auto w = openLecture(kLecture);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60));
+    widgets::ResourceViewer* panel = ui->resourceViewer();
+    const auto* atrium = ui->lecture()->manifest().findResource("left-atrium");
+    ASSERT_NE(atrium, nullptr);
+    const narrative::CameraPose inside = narrative::CameraPose::lookAt(atrium->centre, atrium->target);
+    const narrative::CameraPose far = narrative::CameraPose::lookAt({0, -300, 0}, atrium->target);
+
+    // Flown into by hand: it opens aside (the middle of the view stays clear) and closes
+    // when the camera leaves the resource.
+    placeCamera(*w, far);
+    placeCamera(*w, inside);
+    ASSERT_TRUE(waitFor([&] { return panel->shownId() == "left-atrium"; }, 10));
+    EXPECT_EQ(ui->autoLaunchedId(), "left-atrium");
+    const QRect view = w->sceneView()->rect();
+    EXPECT_GT(panel->geometry().left(), view.center().x()) << "the panel covers the middle of the view";
+    EXPECT_TRUE(view.contains(panel->geometry()));
+    placeCamera(*w, far);
+    EXPECT_TRUE(waitFor([&] { return !panel->isVisible(); }, 10)) << "the panel stayed after the camera left";
+
+    // In a narrative: it closes when the node it opened at ends, though the next node is
+    // still inside the resource's sphere looking at it.
+    narrative::Narrative tour;
+    narrative::Node a;
+    a.pose = inside;
+    a.waitForKey = true;
+    narrative::Node b = a;
+    b.pose = narrative::CameraPose::lookAt(atrium->centre + narrative::Vec3{3, 0, 0}, atrium->target);
+    narrative::insertNode(tour, 0, a);
+    narrative::insertNode(tour, 1, b);
+    QTemporaryDir dir;
+    narrative::NarrativeDocument document;
+    document.narratives = {tour};
+    const std::string file = dir.filePath("aside.narratives.json").toStdString();
+    narrative::saveNarrativeDocument(document, file);
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(QString::fromStdString(file), &error)) << error.toStdString();
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    placeCamera(*w, far);
+    ASSERT_TRUE(playback->jumpTo(0));
+    ASSERT_TRUE(waitFor([&] { return panel->isVisible() && panel->shownId() == "left-atrium"; }, 10));
+    EXPECT_EQ(ui->autoLaunchedId(), "left-atrium");
+    ASSERT_TRUE(playback->jumpTo(1));
+    EXPECT_TRUE(waitFor([&] { return !panel->isVisible(); }, 10)) << "the panel stayed open into the next node";
+    EXPECT_TRUE(ui->lecture()->active().size() > 0);
+
+    // Esc closes the topmost panel, wherever the focus is, before it stops the narrative.
+    ASSERT_TRUE(activate(*w));
+    ui->openResource("heart-sounds");
+    ASSERT_TRUE(panel->isVisible());
+    EXPECT_FALSE(panel->aside()) << "a resource asked for opens in the middle";
+    w->narratives()->bar()->setFocus();
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : w.get(), Qt::Key_Escape);
+    EXPECT_FALSE(panel->isVisible()) << "Esc did not close the resource";
+    EXPECT_TRUE(playback->active()) << "Esc stopped the narrative instead of closing the panel";
+    QTest::keyClick(w.get(), Qt::Key_Escape);
+    EXPECT_FALSE(playback->active());
 }
 
 TEST(LectureUi, TheAuthorsPasswordUnlocksEditingWithUndo) {
