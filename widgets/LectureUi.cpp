@@ -18,6 +18,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QBoxLayout>
 #include <QBuffer>
 #include <QDesktopServices>
 #include <QDragEnterEvent>
@@ -547,19 +548,14 @@ void LectureUi::updateBars() {
 }
 
 void LectureUi::layoutOverlays() {
-    const int w = view_->width(), h = view_->height();
-    int bottom = h;
-    if (branding_->isVisible()) {
-        const int bh = branding_->sizeHint().height();
-        branding_->setGeometry(0, bottom - bh, w, bh);
-        bottom -= bh;
-    }
-    if (bar_->isVisible()) {
-        const int rh = std::max(bar_->sizeHint().height(), 64);
-        bar_->setGeometry(0, bottom - rh, w, rh);
-        bottom -= rh;
-    }
-    if (viewer_->isVisible()) viewer_->place(h - bottom);
+    // The bars have rows of their own below the view (placeBarsBelow): the whole view is seen.
+    if (viewer_->isVisible()) viewer_->place(0);
+}
+
+void LectureUi::placeBarsBelow(QBoxLayout* column) {
+    bar_->setMinimumHeight(64);
+    column->addWidget(bar_);
+    column->addWidget(branding_);
 }
 
 void LectureUi::openResource(const QString& id) { openResource(id, false); }

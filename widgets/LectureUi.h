@@ -26,6 +26,7 @@
 
 class QAction;
 class QActionGroup;
+class QBoxLayout;
 class QMainWindow;
 class QMenu;
 class QTimer;
@@ -70,6 +71,11 @@ public:
     /// Where a lecture's narratives are shown and edited (read from the package in
     /// memory; their Save saves the lecture).
     void setNarratives(NarrativeWorkspace* workspace) { narratives_ = workspace; }
+
+    /// Gives the resource bar and the branding bar rows of their own at the end of
+    /// `column`, the layout that holds the view: they take their height from the window,
+    /// not from the bottom of the 3D view, so nothing drawn in the view hides behind them.
+    void placeBarsBelow(QBoxLayout* column);
 
     /// Puts Open Lecture, Recent Lectures and Save Lecture As into `file`.
     void addFileActions(QMenu* file);

@@ -37,6 +37,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStatusBar>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
@@ -59,7 +60,16 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
       baker_(new FlowBaker(this)) {
     startMs_ = QDateTime::currentMSecsSinceEpoch();
     setWindowTitle("Atrium");
-    setCentralWidget(view_);
+    // The view above the lecture's bars, which take rows of their own: nothing covers the
+    // view, so what it draws (overlays, labels, the cycle panel, scale bar and legend) and
+    // a screenshot at its size are what the user sees.
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(view_, 1);
+    lecture_->placeBarsBelow(column);
+    setCentralWidget(central);
     view_->installEventFilter(this);
     qApp->installEventFilter(this); // Esc for the topmost panel, wherever the focus is
     choices_.cuda = options.cuda;

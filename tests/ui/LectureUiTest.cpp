@@ -15,6 +15,8 @@
 #include "widgets/FlowBaker.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/BrandingBar.h"
+#include "widgets/CardiacCyclePanel.h"
+#include "widgets/ViewAnnotations.h"
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
@@ -268,6 +270,37 @@ TEST(LectureUi, AnAutoLaunchedPanelSitsAsideAndClosesWhenItsMomentEnds) {
     EXPECT_TRUE(playback->active()) << "Esc stopped the narrative instead of closing the panel";
     QTest::keyClick(w.get(), Qt::Key_Escape);
     EXPECT_FALSE(playback->active());
+}
+
+// Issue 23: the resource and branding bars lay over the bottom of the 3D view, hiding the
+// cycle panel's valve rows and the scale bar (and at 800x600 leaving 280 px of view), the
+// last line of overlays, and a strip that F12's default image still held.
+TEST(LectureUi, TheBarsReserveTheirRowsAndNothingInTheViewLiesUnderThem) {
+    auto w = openLecture(kLecture, {.size = QSize(1280, 800), .waitForLecture = true});
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_NE(ui->lecture(), nullptr);
+    ASSERT_TRUE(waitFor([&] { return ui->resourceBar()->isVisible() && ui->brandingBar()->isVisible(); }, 20));
+    widgets::SceneView* v = w->sceneView();
+    const auto inWindow = [&](const QWidget* widget) { return QRect(widget->mapTo(w.get(), QPoint(0, 0)), widget->size()); };
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080), QSize(800, 600)}) {
+        w->resize(size);
+        ASSERT_TRUE(waitFor([&] { return w->size() == size && inWindow(ui->brandingBar()).bottom() <= w->height(); }, 10));
+        const auto frames = v->framesRendered(); // the panels follow the view's size on its next frames
+        ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames + 3; }, 20));
+        const QRect view = inWindow(v);
+        SCOPED_TRACE(QString("%1x%2").arg(size.width()).arg(size.height()).toStdString());
+        for (const QWidget* bar : {static_cast<QWidget*>(ui->resourceBar()), static_cast<QWidget*>(ui->brandingBar())}) {
+            EXPECT_FALSE(inWindow(bar).intersects(view)) << bar->objectName().toStdString() << " covers the view";
+            EXPECT_GE(inWindow(bar).top(), view.bottom()) << bar->objectName().toStdString() << " is not below the view";
+        }
+        // What the view draws lies in the view: the cycle panel, the scale bar, the overlays.
+        const QRect seen = v->rect();
+        EXPECT_TRUE(seen.contains(w->cyclePanel()->geometry()));
+        EXPECT_TRUE(seen.contains(w->annotations()->overlayRegion().boundingRect()));
+        EXPECT_EQ(w->narratives()->overlays()->geometry(), seen);
+        // The view is what is left of the window: F12's default image (the view's size) has no hidden strip.
+        EXPECT_GE(v->height(), size.height() / 3) << "too little of the window is left to the view";
+    }
 }
 
 TEST(LectureUi, TheAuthorsPasswordUnlocksEditingWithUndo) {

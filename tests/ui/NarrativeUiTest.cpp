@@ -11,6 +11,7 @@
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/OverlayLayer.h"
+#include "widgets/OverlayPainter.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
@@ -423,6 +424,53 @@ TEST(Narratives, LeavingATourRestoresTheUsersViewAndSavesNoneOfTheTours) {
     const QSettings settings;
     EXPECT_EQ(settings.value("view/color").toInt(), int(widgets::ColorQuantity::Blood));
     EXPECT_EQ(settings.value("view/wallOpacity").toInt(), int(std::lround(*mine.wallOpacity * 100.0)));
+}
+
+// Issue 23: at 958 px wide a node's text was cut mid-sentence at the bottom of its box
+// (the text's size follows the view's height, its box the width), and a 3D label near
+// the edge left the view. Every box lies in the view, and its text fits it.
+TEST(Narratives, OverlayTextFitsItsBoxAndEveryBoxLiesInTheView) {
+    using widgets::OverlayPainter;
+    std::vector<narrative::OverlayItem> items;
+    for (const narrative::Narrative& n : narrative::loadNarrativeDocument(kTour).narratives)
+        for (const narrative::Node& node : n.nodes) items.insert(items.end(), node.overlays.begin(), node.overlays.end());
+    narrative::OverlayItem longText; // a paragraph in a box made for a wide view
+    longText.kind = narrative::OverlayKind::Text;
+    longText.text = "<b>Diastole.</b> The mitral valve opens when the pressure in the ventricle falls below the "
+                    "atrium's; the ventricle fills early and fast, then slowly, and the atrium's contraction adds "
+                    "the last fifth of its filling just before the valve closes.";
+    longText.rect = {0.03, 0.75, 0.30, 0.16};
+    items.push_back(longText);
+    ASSERT_GT(items.size(), 1u);
+    bool anyShrunk = false;
+    for (const QSizeF view : {QSizeF(958, 560), QSizeF(1280, 640), QSizeF(1920, 900), QSizeF(800, 420)}) {
+        const QRectF picture(QPointF(0, 0), view);
+        const double textPx = view.height() / OverlayPainter::kTextLines;
+        for (const narrative::OverlayItem& item : items) {
+            // A 3D label at any point of the view, the corners too.
+            for (const QPointF anchor : {QPointF(0, 0), QPointF(view.width(), 0), QPointF(view.width(), view.height()),
+                                         QPointF(0, view.height()), QPointF(view.width() / 2, view.height() / 2)}) {
+                const auto r = OverlayPainter::itemRect(item, view, anchor);
+                ASSERT_TRUE(r);
+                EXPECT_TRUE(picture.contains(*r)) << item.text << " at " << view.width() << "x" << view.height();
+                if (item.kind != narrative::OverlayKind::Text) break;
+            }
+            if (item.kind != narrative::OverlayKind::Text && item.kind != narrative::OverlayKind::Label3D) continue;
+            const QString html = QString::fromStdString(item.text);
+            const QRectF box = OverlayPainter::itemRect(item, view, QPointF(view.width() / 2, view.height() / 2))->adjusted(8, 6, -8, -6);
+            const double base = item.kind == narrative::OverlayKind::Text ? textPx : textPx * 0.9;
+            const double px = OverlayPainter::fittedTextPixels(html, box.size(), base);
+            anyShrunk = anyShrunk || px < base;
+            if (px > OverlayPainter::kMinTextPixels)
+                EXPECT_LE(OverlayPainter::textHeight(html, box.width(), px), box.height())
+                    << item.text << " is cut at " << view.width() << "x" << view.height();
+        }
+    }
+    // The long paragraph at 958 px does not fit at the view's text size: the case is tried.
+    const QRectF narrow = *OverlayPainter::itemRect(longText, QSizeF(958, 560), std::nullopt);
+    EXPECT_GT(OverlayPainter::textHeight(QString::fromStdString(longText.text), narrow.width() - 16, 560 / OverlayPainter::kTextLines),
+              narrow.height() - 12);
+    EXPECT_TRUE(anyShrunk);
 }
 
 TEST(Narratives, ALabelStaysOnItsWallPointAsTheCameraMoves) {
