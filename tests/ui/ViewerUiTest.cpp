@@ -33,6 +33,10 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <QLabel>
 #include <QTest>
 #include <QTimer>
 #include <QToolButton>
@@ -346,6 +350,40 @@ TEST(Viewer, HelpOverlayTogglesWithF1) {
     EXPECT_FALSE(help->isVisible());
     ASSERT_TRUE(atrium::test::activate(*w));
     QTest::keyClick(w.get(), Qt::Key_F1);
+    EXPECT_TRUE(help->isVisible());
+    QTest::keyClick(help, Qt::Key_Escape);
+    EXPECT_FALSE(help->isVisible());
+}
+
+// Issue 23: at 1280x800 the F1 sheet was cut off and did not scroll, so the narrative and
+// Live keys never showed, and the mouse wheel closed it.
+TEST(Viewer, TheHelpSheetScrollsAndListsTheNarrativeAndLiveKeys) {
+    auto w = openViewer();
+    w->resize(1280, 800);
+    ASSERT_TRUE(atrium::test::activate(*w));
+    QTest::keyClick(w.get(), Qt::Key_F1);
+    auto* help = w->findChild<widgets::HelpOverlay*>("helpOverlay");
+    ASSERT_NE(help, nullptr);
+    ASSERT_TRUE(help->isVisible());
+    auto* scroll = w->findChild<QScrollArea*>("helpScroll");
+    ASSERT_NE(scroll, nullptr) << "the sheet does not scroll";
+    auto* text = w->findChild<QLabel*>("helpText");
+    ASSERT_NE(text, nullptr);
+    for (const char* key : {"Play narrative", "Next node", "Stop narrative", "continue a node that waits", "Alt+click",
+                            "follow the lecturer"})
+        EXPECT_TRUE(text->text().contains(key)) << key;
+    QScrollBar* bar = scroll->verticalScrollBar();
+    ASSERT_TRUE(waitFor([&] { return bar->maximum() > 0; }, 5)) << "the sheet fits: nothing to scroll at 1280x800";
+    // The wheel scrolls the sheet and does not close it (nor reach the view).
+    const QPoint at = scroll->viewport()->rect().center();
+    QWheelEvent down(at, scroll->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                     Qt::NoScrollPhase, false);
+    QApplication::sendEvent(scroll->viewport(), &down);
+    EXPECT_TRUE(help->isVisible()) << "the wheel closed the sheet";
+    EXPECT_GT(bar->value(), 0) << "the wheel did not scroll the sheet";
+    // The keys scroll it to its end, where the last menu's keys are.
+    QTest::keyClick(help, Qt::Key_End);
+    EXPECT_EQ(bar->value(), bar->maximum());
     EXPECT_TRUE(help->isVisible());
     QTest::keyClick(help, Qt::Key_Escape);
     EXPECT_FALSE(help->isVisible());
