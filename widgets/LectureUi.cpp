@@ -215,9 +215,13 @@ void LectureUi::open(const QString& path) {
     timer->start(100);
     using Result = std::pair<std::shared_ptr<Lecture>, QString>;
     auto* watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, dialog, path] {
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, dialog, timer, path] {
         const Result r = watcher->result();
         watcher->deleteLater();
+        // Gone before any message: a message box's own event loop would not delete it,
+        // and its timer would show it ("Verifying... 0 %") over the box, blocking its OK.
+        timer->stop();
+        dialog->hide();
         dialog->deleteLater();
         opening_ = false;
         std::optional<QString> refused;

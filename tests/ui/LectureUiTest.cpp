@@ -55,6 +55,7 @@
 #include <QMediaDevices>
 #include <QMediaPlayer>
 #include <QMouseEvent>
+#include <QProgressDialog>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTest>
@@ -62,6 +63,8 @@
 #include <QUndoStack>
 
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <zip.h>
 
 #include <cmath>
@@ -301,6 +304,45 @@ TEST(LectureUi, TheBarsReserveTheirRowsAndNothingInTheViewLiesUnderThem) {
         // The view is what is left of the window: F12's default image (the view's size) has no hidden strip.
         EXPECT_GE(v->height(), size.height() / 3) << "too little of the window is left to the view";
     }
+}
+
+// Issue 23: a bad file left its "Verifying... 0 %" progress dialog over the error message,
+// blocking the message's OK.
+TEST(LectureUi, ABadFileLeavesNoProgressDialogOverItsError) {
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.atrium");
+    {
+        std::ofstream out(bad.toStdString(), std::ios::binary);
+        out << std::string(4096, 'x'); // not a package at all
+    }
+    auto w = openLecture(kLecture, {.headless = false, .waitForLecture = true});
+    QString failure;
+    QObject::connect(w->lectureUi(), &widgets::LectureUi::openFailed, [&](const QString& why) { failure = why; });
+    QPointer<QMessageBox> box; // the box lives on QMessageBox::warning's stack
+    bool boxShown = false, progressOverTheBox = false;
+    // The message box runs its own event loop: it is looked at from a timer.
+    QTimer watch;
+    QElapsedTimer sinceBox;
+    QObject::connect(&watch, &QTimer::timeout, [&] {
+        if (!boxShown) {
+            box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (box) {
+                boxShown = true;
+                sinceBox.start();
+            }
+            return;
+        }
+        if (!box) return;
+        for (QProgressDialog* p : w->findChildren<QProgressDialog*>()) progressOverTheBox = progressOverTheBox || p->isVisible();
+        if (sinceBox.elapsed() > 1500) box->accept(); // past the dialog's 300 ms and several of its ticks
+    });
+    watch.start(50);
+    w->lectureUi()->open(bad);
+    ASSERT_TRUE(waitFor([&] { return boxShown && (!box || !box->isVisible()); }, 60)) << "no error message";
+    watch.stop();
+    EXPECT_FALSE(failure.isEmpty());
+    EXPECT_FALSE(progressOverTheBox) << "the progress dialog showed over the error";
+    for (QProgressDialog* p : w->findChildren<QProgressDialog*>()) EXPECT_FALSE(p->isVisible());
 }
 
 TEST(LectureUi, TheAuthorsPasswordUnlocksEditingWithUndo) {
