@@ -21,6 +21,7 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
@@ -288,6 +289,41 @@ TEST(Narratives, AddThreeNodesReorderUndoAndRedo) {
     // Undo everything: back to an empty narrative.
     while (editor->undoStack()->canUndo()) editor->undoStack()->undo();
     EXPECT_TRUE(editor->current() == nullptr || editor->current()->nodes.empty());
+}
+
+// Issue 23: reordering node cards by dragging did not respond to synthetic drags; the
+// editor has a keyboard and menu way to move a node.
+TEST(Narratives, CtrlShiftLeftAndRightMoveTheSelectedNodeWithUndo) {
+    auto w = openViewer();
+    ASSERT_TRUE(activate(*w));
+    const narrative::Narrative tour = shortTour();
+    ASSERT_GE(tour.nodes.size(), 3u);
+    useNarrative(*w, tour);
+    widgets::NarrativeWorkspace* ws = w->narratives();
+    const auto titles = [&] {
+        std::vector<std::string> t;
+        for (const narrative::Node& n : ws->editor()->current()->nodes) t.push_back(n.title);
+        return t;
+    };
+    const std::vector<std::string> before = titles();
+    ws->bar()->timeline()->setCurrentNode(1);
+    ws->bar()->timeline()->setFocus();
+    QTest::keyClick(ws->bar()->timeline(), Qt::Key_Right, Qt::ControlModifier | Qt::ShiftModifier);
+    std::vector<std::string> expected = before;
+    std::swap(expected[1], expected[2]);
+    EXPECT_EQ(titles(), expected) << "Ctrl+Shift+Right did not move node 2 later";
+    EXPECT_EQ(ws->bar()->timeline()->selectedNode(), 2) << "the moved node stays selected";
+    QTest::keyClick(ws->bar()->timeline(), Qt::Key_Left, Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::keyClick(ws->bar()->timeline(), Qt::Key_Left, Qt::ControlModifier | Qt::ShiftModifier);
+    expected = before;
+    std::swap(expected[0], expected[1]);
+    EXPECT_EQ(titles(), expected) << "Ctrl+Shift+Left twice: node 2 first";
+    EXPECT_EQ(ws->bar()->timeline()->selectedNode(), 0);
+    EXPECT_FALSE(ws->moveNodeEarlierAction()->isEnabled()) << "the first node cannot move earlier";
+    // The menu holds them, and undo takes each move back.
+    EXPECT_TRUE(ws->menu()->actions().contains(ws->moveNodeLaterAction()));
+    for (int move = 0; move < 3; ++move) ws->undoAction()->trigger();
+    EXPECT_EQ(titles(), before);
 }
 
 TEST(Narratives, AFailedOpenKeepsTheDocument) {
