@@ -10,10 +10,10 @@ ColorLegend::ColorLegend(QWidget* parent) : QWidget(parent) {
     resize(sizeHint());
 }
 
-void ColorLegend::setMap(ColorQuantity quantity, ColorRange range, bool fixed) {
+void ColorLegend::setMap(ColorQuantity quantity, ColorRange range, RangeKind kind) {
     quantity_ = quantity;
     range_ = range;
-    fixed_ = fixed;
+    kind_ = kind;
     // Wide enough for the title and the longest tick, whatever the quantity.
     const QFontMetrics fm(labelFont());
     int ticks = 0;
@@ -32,7 +32,13 @@ QFont ColorLegend::labelFont() const {
 }
 
 QString ColorLegend::title() const {
-    return QString::fromStdString(quantityLabel(quantity_)) + (fixed_ ? ", fixed" : "");
+    const QString label = QString::fromStdString(quantityLabel(quantity_));
+    switch (kind_) {
+    case RangeKind::Fixed: return label + ", fixed";
+    case RangeKind::PerBeat: return label + ", per beat";
+    case RangeKind::Automatic: break;
+    }
+    return label;
 }
 
 QString ColorLegend::tickText(float v) const {

@@ -14,8 +14,10 @@ class ColorLegend : public QWidget, public ViewOverlay {
     Q_OBJECT
 public:
     explicit ColorLegend(QWidget* parent = nullptr);
-    /// `fixed`: the range is the user's, not the automatic one (the title says so).
-    void setMap(ColorQuantity quantity, ColorRange range, bool fixed = false);
+    /// How the range was chosen; the title says so unless it follows the values shown.
+    enum class RangeKind { Automatic, PerBeat, Fixed };
+    /// `kind` Fixed: the user's range; PerBeat: held for a beat (the speed colouring).
+    void setMap(ColorQuantity quantity, ColorRange range, RangeKind kind = RangeKind::Automatic);
     QSize sizeHint() const override { return {150, 220}; }
     /// The drawn bar: as wide as its title and ticks need, right-aligned in the widget
     /// (which keeps the widest size, so that a changing range never resizes a widget).
@@ -30,7 +32,7 @@ private:
 
     ColorQuantity quantity_ = ColorQuantity::Blood;
     ColorRange range_;
-    bool fixed_ = false;
+    RangeKind kind_ = RangeKind::Automatic;
     int drawnWidth_ = 0;
 };
 

@@ -57,6 +57,25 @@ std::array<std::uint8_t, 3> colorFor(ColorQuantity q, ColorRange range, float va
     return isDiverging(q) ? lookup(kDiverging, t) : lookup(kSequential, t);
 }
 
+float niceCeiling(float value) {
+    if (!(value > 0.f) || !std::isfinite(value)) return 1.f;
+    const float decade = std::pow(10.f, std::floor(std::log10(value)));
+    for (const float step : {1.f, 1.5f, 2.f, 2.5f, 3.f, 4.f, 5.f, 6.f, 8.f, 10.f})
+        if (step * decade >= value * (1.f - 1e-6f)) return step * decade;
+    return 10.f * decade;
+}
+
+ColorRange BeatSpeedRange::update(double phase, float fastest) {
+    if (phase_ >= 0.0 && phase < phase_) { // a new beat: the last one's fastest blood sets the range
+        top_ = std::max(kFloor, niceCeiling(beatMax_));
+        beatMax_ = 0.f;
+    }
+    phase_ = phase;
+    if (std::isfinite(fastest)) beatMax_ = std::max(beatMax_, fastest);
+    if (beatMax_ > top_) top_ = niceCeiling(beatMax_); // faster than the range: it widens at once
+    return range();
+}
+
 ColorRange robustRange(ColorQuantity q, std::span<const float> values) {
     std::vector<float> v;
     v.reserve(values.size());

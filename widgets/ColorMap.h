@@ -16,6 +16,7 @@ enum class ColorQuantity { Blood, Speed, DensityError, Pressure };
 
 struct ColorRange {
     float min = 0.f, max = 1.f;
+    bool operator==(const ColorRange&) const = default;
 };
 
 /// Display name with unit, e.g. "speed (m/s)". The values are in those units: speed in
@@ -34,6 +35,31 @@ ColorRange robustRange(ColorQuantity q, std::span<const float> values);
 
 /// Decimals for the legend's ticks over `range` (fixed notation, never 1e+03).
 int tickDecimals(ColorRange range);
+
+/// The smallest "nice" value (1, 1.5, 2, 2.5, 3, 4, 5, 6, 8 times a power of ten) that
+/// is >= `value` (> 0).
+float niceCeiling(float value);
+
+/// The speed colouring's automatic range, held for a whole beat so that a colour means
+/// one speed all through it (a per-frame range read 1.05, 2.24 and 1.14 m/s within one
+/// systole): 0 to the previous beat's fastest blood (robust maximum) rounded up to a nice
+/// value, never below kFloor. A normal heart reads 0-2 m/s beat after beat; a stenotic
+/// jet widens the range for the beats that follow. Only blood faster than the range
+/// widens it within a beat (the first, or a jet that grows); it never narrows there.
+class BeatSpeedRange {
+public:
+    static constexpr float kFloor = 2.0f; ///< m/s: the top of the range at least
+    /// Takes the blood shown at cycle phase `phase` (0..1) with robust maximum speed
+    /// `fastest` (m/s); returns the range to colour it with. A phase that goes back (the
+    /// next beat, or a seek) starts a beat.
+    ColorRange update(double phase, float fastest);
+    ColorRange range() const { return {0.0f, top_}; }
+
+private:
+    float top_ = kFloor;  // the range's top now
+    float beatMax_ = 0.f; // the fastest blood of the beat so far
+    double phase_ = -1.0;
+};
 
 /// Eases `current` towards `target` (exponential smoothing, time constant 0.5 s) so the
 /// legend does not flicker from snapshot to snapshot.

@@ -8,6 +8,7 @@
 #include "widgets/Lecture.h"
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativeHome.h"
+#include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/ResourceBar.h"
 #include "widgets/ResourceEditor.h"
@@ -17,6 +18,7 @@
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
+#include <QBoxLayout>
 #include <QBuffer>
 #include <QDesktopServices>
 #include <QDragEnterEvent>
@@ -126,7 +128,7 @@ LectureUi::LectureUi(QMainWindow* window, SceneView* view, bool persistSettings,
     view_->installEventFilter(this);
     window_->setAcceptDrops(true);
     window_->installEventFilter(this);
-    connect(bar_, &ResourceBar::openRequested, this, &LectureUi::openResource);
+    connect(bar_, &ResourceBar::openRequested, this, [this](const QString& id) { openResource(id); });
     connect(bar_, &ResourceBar::filterChanged, this, &LectureUi::updateBars);
     connect(view_, &SceneView::frameRendered, this, &LectureUi::onFrame);
     connect(editor_, &ResourceEditor::resourcesEdited, this, [this] {
@@ -213,9 +215,13 @@ void LectureUi::open(const QString& path) {
     timer->start(100);
     using Result = std::pair<std::shared_ptr<Lecture>, QString>;
     auto* watcher = new QFutureWatcher<Result>(this);
-    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, dialog, path] {
+    connect(watcher, &QFutureWatcher<Result>::finished, this, [this, watcher, dialog, timer, path] {
         const Result r = watcher->result();
         watcher->deleteLater();
+        // Gone before any message: a message box's own event loop would not delete it,
+        // and its timer would show it ("Verifying... 0 %") over the box, blocking its OK.
+        timer->stop();
+        dialog->hide();
         dialog->deleteLater();
         opening_ = false;
         std::optional<QString> refused;
@@ -496,16 +502,39 @@ void LectureUi::onFrame() {
     if (!lecture_) return;
     if (lecture_->updateActivation(view_->camera().pose(), view_->viewFrustum())) {
         updateBars();
-        if (!viewer_->isVisible()) {
-            for (auto i : lecture_->entered()) {
-                const auto& r = lecture_->manifest().resources[i];
-                if (narrative::launchesWhenActive(r)) {
-                    openResource(QString::fromStdString(r.id));
-                    break;
-                }
-            }
-        }
+        launchEntered();
     }
+    closeEndedLaunch();
+}
+
+/// The narrative node on screen (cycle, node), or none while no narrative shows.
+static std::optional<std::pair<int, int>> narrativeNodeShown(const NarrativeWorkspace* narratives) {
+    if (!narratives || !narratives->playback()->active()) return std::nullopt;
+    const narrative::PlayerFrame f = narratives->playback()->frame();
+    return std::pair{f.cycle, f.node};
+}
+
+void LectureUi::launchEntered() {
+    if (viewer_->isVisible()) return;
+    for (auto i : lecture_->entered()) {
+        const auto& r = lecture_->manifest().resources[i];
+        if (!narrative::launchesWhenActive(r)) continue;
+        openResource(QString::fromStdString(r.id), true);
+        return;
+    }
+}
+
+void LectureUi::closeEndedLaunch() {
+    if (autoLaunched_.id.empty()) return;
+    if (!viewer_->isVisible() || viewer_->shownId() != autoLaunched_.id) { // closed, or another opened over it
+        autoLaunched_ = {};
+        return;
+    }
+    const auto& resources = lecture_->manifest().resources;
+    const bool stillActive = std::any_of(lecture_->active().begin(), lecture_->active().end(),
+                                         [&](auto i) { return resources[i].id == autoLaunched_.id; });
+    const bool nodeEnded = autoLaunched_.narrativeNode && narrativeNodeShown(narratives_) != autoLaunched_.narrativeNode;
+    if (!stillActive || nodeEnded) viewer_->closePanel(); // its closed() forgets it
 }
 
 void LectureUi::updateBars() {
@@ -523,22 +552,19 @@ void LectureUi::updateBars() {
 }
 
 void LectureUi::layoutOverlays() {
-    const int w = view_->width(), h = view_->height();
-    int bottom = h;
-    if (branding_->isVisible()) {
-        const int bh = branding_->sizeHint().height();
-        branding_->setGeometry(0, bottom - bh, w, bh);
-        bottom -= bh;
-    }
-    if (bar_->isVisible()) {
-        const int rh = std::max(bar_->sizeHint().height(), 64);
-        bar_->setGeometry(0, bottom - rh, w, rh);
-        bottom -= rh;
-    }
-    if (viewer_->isVisible()) viewer_->place(h - bottom);
+    // The bars have rows of their own below the view (placeBarsBelow): the whole view is seen.
+    if (viewer_->isVisible()) viewer_->place(0);
 }
 
-void LectureUi::openResource(const QString& id) {
+void LectureUi::placeBarsBelow(QBoxLayout* column) {
+    bar_->setMinimumHeight(64);
+    column->addWidget(bar_);
+    column->addWidget(branding_);
+}
+
+void LectureUi::openResource(const QString& id) { openResource(id, false); }
+
+void LectureUi::openResource(const QString& id, bool launchedByItself) {
     if (!lecture_) return;
     const narrative::Resource* r = lecture_->manifest().findResource(id.toStdString());
     if (!r) return;
@@ -564,9 +590,14 @@ void LectureUi::openResource(const QString& id) {
             return;
         }
         default: {
+            // Opened by itself: aside, the middle of the view left to the lecture's overlays and
+            // labels, until its moment ends. Asked for: in the middle, the user's to close.
+            autoLaunched_ = {};
+            viewer_->setAside(launchedByItself);
             const QString media = r->media.empty() ? QString() : lecture_->mediaPath(r->media);
             QString error;
             if (!viewer_->showResource(*r, media, &error)) message(QString::fromStdString(r->name) + ": " + error, true);
+            else if (launchedByItself) autoLaunched_ = {r->id, narrativeNodeShown(narratives_)};
             layoutOverlays();
         }
         }

@@ -26,6 +26,7 @@
 
 class QAction;
 class QActionGroup;
+class QBoxLayout;
 class QMainWindow;
 class QMenu;
 class QTimer;
@@ -71,6 +72,11 @@ public:
     /// memory; their Save saves the lecture).
     void setNarratives(NarrativeWorkspace* workspace) { narratives_ = workspace; }
 
+    /// Gives the resource bar and the branding bar rows of their own at the end of
+    /// `column`, the layout that holds the view: they take their height from the window,
+    /// not from the bottom of the 3D view, so nothing drawn in the view hides behind them.
+    void placeBarsBelow(QBoxLayout* column);
+
     /// Puts Open Lecture, Recent Lectures and Save Lecture As into `file`.
     void addFileActions(QMenu* file);
     /// The "Lecture" menu (unlock, trust, information, resource editing).
@@ -107,6 +113,11 @@ public:
     bool unlock(const QString& password, QString* error = nullptr);
     /// Opens resource `id` as a click on its icon does.
     void openResource(const QString& id);
+    /// The resource whose panel opened by itself when the camera brought it into view
+    /// (autoLaunch, Poyart 2016 5.5), while that panel is open. It sits aside, at the
+    /// right of the view, and closes by itself when its moment ends: the camera leaves
+    /// the resource, or the narrative node it opened at ends. Empty when none.
+    const std::string& autoLaunchedId() const { return autoLaunched_.id; }
     /// Whether the camera is flying to a resource's view (any input stops it).
     bool flying() const { return flight_ != nullptr; }
 
@@ -136,6 +147,12 @@ private:
     void updateBars();
     void layoutOverlays();
     void onFrame();
+    /// Opens the first entered resource that launches itself, unless a panel is open.
+    void launchEntered();
+    /// Opens resource `id`; `launchedByItself`: auto-launched (aside, closes by itself).
+    void openResource(const QString& id, bool launchedByItself);
+    /// Closes the auto-launched panel once the camera left its resource or its node ended.
+    void closeEndedLaunch();
     void flyTo(const narrative::CameraPose& target);
     void saveAs();
     /// Gives the lecture's narratives, read from its package, to the workspace.
@@ -173,6 +190,11 @@ private:
     // The reposition flight: from, to, start time (ms) and duration (s).
     struct Flight;
     std::unique_ptr<Flight> flight_;
+    struct AutoLaunched {
+        std::string id;                                     // empty: none open
+        std::optional<std::pair<int, int>> narrativeNode;   // (cycle, node) shown when it opened
+    };
+    AutoLaunched autoLaunched_;
 };
 
 } // namespace atrium::widgets

@@ -193,6 +193,8 @@ bool LiveLectureUi::join(const LiveJoinOptions& given, QString* error) {
         return false;
     }
     guest_->setNotify(newsPoster());
+    // The narrative keeps the session's time, so the lecturer's and this one meet at the same moment.
+    window_->narratives()->playback()->setClock([this] { return guest_ ? guest_->lecturerNow() : 0.0; });
     applied_.reset();
     presenting_ = false;
     panel_->showStatus("Connecting to " + o.url + " ...");
@@ -209,6 +211,7 @@ void LiveLectureUi::stop() {
     host_.reset();
     guest_.reset();
     replay_.reset();
+    window_->narratives()->playback()->setClock({}); // the wall clock again
     applied_.reset();
     presenting_ = false;
     // A narrative paused for a presenter stays paused (the lecturer plays it on), its camera theirs again.

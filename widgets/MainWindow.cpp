@@ -9,6 +9,7 @@
 #include "widgets/NarrativeEditor.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/LectureUi.h"
+#include "widgets/ResourceViewer.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
@@ -25,6 +26,7 @@
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QInputDialog>
+#include <QKeyEvent>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMouseEvent>
@@ -35,6 +37,7 @@
 #include <QSignalBlocker>
 #include <QSlider>
 #include <QStatusBar>
+#include <QVBoxLayout>
 #include <QtConcurrent/QtConcurrentRun>
 
 #include <cmath>
@@ -57,8 +60,18 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
       baker_(new FlowBaker(this)) {
     startMs_ = QDateTime::currentMSecsSinceEpoch();
     setWindowTitle("Atrium");
-    setCentralWidget(view_);
+    // The view above the lecture's bars, which take rows of their own: nothing covers the
+    // view, so what it draws (overlays, labels, the cycle panel, scale bar and legend) and
+    // a screenshot at its size are what the user sees.
+    auto* central = new QWidget(this);
+    auto* column = new QVBoxLayout(central);
+    column->setContentsMargins(0, 0, 0, 0);
+    column->setSpacing(0);
+    column->addWidget(view_, 1);
+    lecture_->placeBarsBelow(column);
+    setCentralWidget(central);
     view_->installEventFilter(this);
+    qApp->installEventFilter(this); // Esc for the topmost panel, wherever the focus is
     choices_.cuda = options.cuda;
     if (options.particleBudget) choices_.particleBudget = *options.particleBudget;
 
@@ -454,7 +467,43 @@ void MainWindow::toggleRecording(bool on) {
     }));
 }
 
+bool MainWindow::closeTopmostPanel() {
+    const QObjectList& stack = view_->children(); // bottom to top: raise() moves a widget last
+    for (auto it = stack.rbegin(); it != stack.rend(); ++it) {
+        auto* widget = qobject_cast<QWidget*>(*it);
+        if (!widget || !widget->isVisible()) continue;
+        if (auto* resource = qobject_cast<ResourceViewer*>(widget)) {
+            resource->closePanel();
+            returnFocusToView();
+            return true;
+        }
+        if (widget == help_) {
+            help_->hide();
+            return true;
+        }
+    }
+    return false;
+}
+
 bool MainWindow::eventFilter(QObject* watched, QEvent* event) {
+    // Esc closes the topmost panel over the view (a resource, the help sheet) before it
+    // stops anything else, wherever the focus is in this window: Qt asks the focus widget
+    // whether it takes the key (ShortcutOverride) before it runs the Esc action.
+    if (event->type() == QEvent::ShortcutOverride || (event->type() == QEvent::KeyPress && escapeTaken_)) {
+        const auto* key = static_cast<QKeyEvent*>(event);
+        auto* widget = qobject_cast<QWidget*>(watched);
+        if (key->key() == Qt::Key_Escape && key->modifiers() == Qt::NoModifier && widget && widget->window() == this) {
+            if (event->type() == QEvent::KeyPress) { // the press that follows the override: spent
+                escapeTaken_ = false;
+                return true;
+            }
+            if (closeTopmostPanel()) {
+                escapeTaken_ = true;
+                event->accept();
+                return true;
+            }
+        }
+    }
     if (watched == view_) {
         if (event->type() == QEvent::MouseMove) bar_->pointerAt(int(static_cast<QMouseEvent*>(event)->position().y()));
         else if (event->type() == QEvent::Resize) bar_->fitToParent();
@@ -502,15 +551,17 @@ void MainWindow::writeSettings() const {
     QSettings s;
     s.setValue("window/geometry", saveGeometry());
     s.setValue("view/navigation", int(view_->navigationMode()));
-    s.setValue("view/color", int(view_->colorQuantity()));
-    s.setValue("view/fluid", int(view_->fluidMode()));
-    s.setValue("view/wallOpacity", opacity_->value());
+    // The user's view, not a tour's: a narrative shown now changes it only until it stops.
+    const narrative::ViewState user = userViewState();
+    s.setValue("view/color", int(toColorQuantity(*user.colouring)));
+    s.setValue("view/fluid", int(*user.fluid == narrative::FluidDrawing::Surface ? FluidMode::Surface : FluidMode::Spheres));
+    s.setValue("view/wallOpacity", int(std::lround(*user.wallOpacity * 100.0)));
     s.setValue("simulation/particleBudget", choices_.particleBudget);
     s.setValue("simulation/viscosityMilliPaS", choices_.viscosityMilliPaS);
     s.setValue("simulation/soundSpeed", choices_.soundSpeed);
     s.setValue("simulation/flow", realTimeBeforeLecture_.value_or(realTimeFlow()) ? "baked" : "live");
     if (heart_) {
-        s.setValue("simulation/heartRateBpm", choices_.heartRateBpm);
+        s.setValue("simulation/heartRateBpm", *user.heartRateBpm);
         s.setValue("simulation/heartRateFor", sourceLabel(source_));
     }
     const char* kinds[] = {"phantom", "volumes", "meshes"};

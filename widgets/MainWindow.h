@@ -68,6 +68,9 @@ struct ViewerOptions {
     heart::BakeSettings bake;
 };
 
+/// The view's quantity for a narrative's blood colouring.
+ColorQuantity toColorQuantity(narrative::BloodColouring colouring);
+
 class MainWindow : public QMainWindow {
     Q_OBJECT
 public:
@@ -94,6 +97,10 @@ public:
     void applyViewState(const narrative::ViewState& state);
     /// The view state on screen, every field set (for a node added from the view).
     narrative::ViewState currentViewState() const;
+    /// The view state as the user has it, every field set: what is on screen, but while a
+    /// narrative shows, the user's own values of what its nodes changed (what stopping it
+    /// puts back). The user's settings save this, never a node's view.
+    narrative::ViewState userViewState() const;
     /// Content packages: the open lecture, its resource and branding bars, its gate.
     LectureUi* lectureUi() const { return lecture_; }
     /// Whether this window reads and writes QSettings (tests' windows do not).
@@ -159,6 +166,9 @@ private:
     std::string flowKey() const;
     /// After a dialog or menu: the window active again and the view holding the keys.
     void returnFocusToView();
+    /// Closes the topmost panel over the view (a resource, the help sheet): what Esc does
+    /// first. False when none is open.
+    bool closeTopmostPanel();
     void saveScreenshot();
     void toggleRecording(bool on);
     void openSolverPanel();
@@ -180,6 +190,7 @@ private:
     SceneView* view_;
     ControlBar* bar_;
     HelpOverlay* help_;
+    bool escapeTaken_ = false; ///< Esc closed a panel: its key press is spent
     QSlider* opacity_ = nullptr;
     HeartLoader* loader_;
     LectureUi* lecture_;

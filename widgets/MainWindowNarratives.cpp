@@ -4,6 +4,7 @@
 
 #include "widgets/MainWindow.h"
 
+#include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
@@ -21,9 +22,7 @@
 
 namespace atrium::widgets {
 
-namespace {
-
-ColorQuantity toQuantity(narrative::BloodColouring c) {
+ColorQuantity toColorQuantity(narrative::BloodColouring c) {
     switch (c) {
     case narrative::BloodColouring::Speed: return ColorQuantity::Speed;
     case narrative::BloodColouring::DensityError: return ColorQuantity::DensityError;
@@ -32,6 +31,8 @@ ColorQuantity toQuantity(narrative::BloodColouring c) {
     }
     return ColorQuantity::Blood;
 }
+
+namespace {
 
 narrative::BloodColouring toColouring(ColorQuantity q) {
     switch (q) {
@@ -60,7 +61,7 @@ void MainWindow::buildNarratives() {
 }
 
 void MainWindow::applyViewState(const narrative::ViewState& v) {
-    if (v.colouring) choose(colors_, int(toQuantity(*v.colouring)));
+    if (v.colouring) choose(colors_, int(toColorQuantity(*v.colouring)));
     if (v.fluid) choose(fluids_, int(*v.fluid == narrative::FluidDrawing::Surface ? FluidMode::Surface : FluidMode::Spheres));
     if (v.wallOpacity) opacity_->setValue(int(std::lround(*v.wallOpacity * 100.0)));
     if (v.clipping) {
@@ -107,6 +108,25 @@ narrative::ViewState MainWindow::currentViewState() const {
     v.clipping = narrative::Clipping{view_->clipping(), view_->clipOffset()};
     v.wireframe = wireframe_->isChecked();
     v.bloodVisible = showBlood_->isChecked();
+    return v;
+}
+
+narrative::ViewState MainWindow::userViewState() const {
+    narrative::ViewState v = currentViewState();
+    if (const auto user = narratives_->playback()->userViewState()) {
+        const auto keep = [](auto& field, const auto& users) {
+            if (users) field = users;
+        };
+        keep(v.heartRunning, user->heartRunning);
+        if (user->heartRunning) v.heartPhase = user->heartPhase;
+        keep(v.heartRateBpm, user->heartRateBpm);
+        keep(v.colouring, user->colouring);
+        keep(v.fluid, user->fluid);
+        keep(v.wallOpacity, user->wallOpacity);
+        keep(v.clipping, user->clipping);
+        keep(v.wireframe, user->wireframe);
+        keep(v.bloodVisible, user->bloodVisible);
+    }
     return v;
 }
 

@@ -10,13 +10,43 @@
 #include <QLineEdit>
 #include <QTextEdit>
 
+#include <tuple>
+
 namespace atrium::widgets {
 
 using narrative::PlayerStage;
 
+namespace {
+
+/// Every field of a view state, for field-by-field work.
+constexpr auto kViewFields = std::tuple{&narrative::ViewState::heartRunning, &narrative::ViewState::heartPhase,
+                                        &narrative::ViewState::heartRateBpm,  &narrative::ViewState::colouring,
+                                        &narrative::ViewState::fluid,         &narrative::ViewState::wallOpacity,
+                                        &narrative::ViewState::clipping,      &narrative::ViewState::wireframe,
+                                        &narrative::ViewState::bloodVisible};
+
+/// Marks in `changed` the fields that `view` sets.
+void markChanged(narrative::ViewState& changed, const narrative::ViewState& view) {
+    std::apply([&](auto... field) { ((view.*field ? void(changed.*field = view.*field) : void()), ...); }, kViewFields);
+}
+
+/// `user`'s values of the fields `changed` sets; a held heart's phase goes with its hold.
+narrative::ViewState restoring(const narrative::ViewState& user, const narrative::ViewState& changed) {
+    narrative::ViewState out;
+    std::apply([&](auto... field) { ((changed.*field ? void(out.*field = user.*field) : void()), ...); }, kViewFields);
+    if (changed.heartRunning || changed.heartPhase) {
+        out.heartRunning = user.heartRunning;
+        out.heartPhase = user.heartPhase;
+    }
+    return out;
+}
+
+} // namespace
+
 NarrativePlayback::NarrativePlayback(SceneView* view, OverlayLayer* overlays, NarrativeEditor* editor, QObject* parent)
     : QObject(parent), view_(view), overlays_(overlays), editor_(editor) {
-    connect(view_, &SceneView::cameraAdvanced, this, &NarrativePlayback::onFrame);
+    wallClock_.start();
+    connect(view_, &SceneView::cameraAdvanced, this, [this] { onFrame(); });
     connect(editor_, &NarrativeEditor::documentChanged, this, [this] {
         if (!active_) return;
         if (editor_->currentIndex() != narrativeIndex_ || !editor_->current()) return stop();
@@ -40,9 +70,30 @@ void NarrativePlayback::rebuildPlayer() {
     if (wasPlaying) player_.play();
 }
 
+void NarrativePlayback::setViewStateHandlers(std::function<void(const narrative::ViewState&)> apply,
+                                             std::function<narrative::ViewState()> capture) {
+    applyView_ = std::move(apply);
+    captureView_ = std::move(capture);
+}
+
+std::optional<narrative::ViewState> NarrativePlayback::userViewState() const {
+    if (!active_) return std::nullopt;
+    return restoring(userView_, tourChanged_);
+}
+
+void NarrativePlayback::applyTourView(const narrative::ViewState& view) {
+    if (!applyView_ || view.empty()) return;
+    markChanged(tourChanged_, view);
+    applyView_(view);
+}
+
 void NarrativePlayback::activate(bool withEntryFlight) {
     const narrative::Narrative* n = editor_->current();
     if (!n || n->nodes.empty()) return;
+    if (!active_) { // the user's view, as the tour found it
+        userView_ = captureView_ ? captureView_() : narrative::ViewState{};
+        tourChanged_ = {};
+    }
     narrative::PlayerOptions options = player_.options();
     options.entryFrom.reset();
     const narrative::CameraPose here = view_->camera().pose();
@@ -56,9 +107,15 @@ void NarrativePlayback::activate(bool withEntryFlight) {
     view_->camera().stop();
 }
 
+void NarrativePlayback::setClock(std::function<double()> seconds) {
+    clock_ = std::move(seconds);
+    clockAtFrame_ = clockNow(); // the new clock's seconds count from now
+}
+
 void NarrativePlayback::play() {
     if (!active_ || player_.finished()) activate(true);
     if (!active_) return;
+    if (!player_.playing()) clockAtFrame_ = clockNow(); // a pause's seconds do not count
     player_.play();
     Q_EMIT stateChanged();
 }
@@ -78,6 +135,10 @@ void NarrativePlayback::stop() {
     const narrative::CameraPose pose = player_.frame().pose;
     player_.pause();
     if (!overlays_->editing()) overlays_->clear();
+    // The tour's view states leave with it: the user's own come back (not saved, never lost).
+    const narrative::ViewState back = restoring(userView_, tourChanged_);
+    tourChanged_ = {};
+    if (applyView_ && !back.empty()) applyView_(back);
     narrative::handOver(view_->camera(), pose);
     Q_EMIT stateChanged();
 }
@@ -124,10 +185,13 @@ void NarrativePlayback::showNow() {
     if (active_) show(player_.frame());
 }
 
-void NarrativePlayback::onFrame(double dt) {
+void NarrativePlayback::onFrame() {
+    const double now = clockNow();
+    const double elapsed = clockAtFrame_ ? now - *clockAtFrame_ : 0.0;
+    clockAtFrame_ = now;
     if (!active_) return;
     const bool wasPlaying = player_.playing();
-    player_.advance(dt);
+    player_.advance(elapsed);
     const narrative::PlayerFrame frame = player_.frame();
     show(frame);
     if (wasPlaying && frame.stage == PlayerStage::Finished) {
@@ -144,11 +208,11 @@ void NarrativePlayback::show(const narrative::PlayerFrame& f) {
     const std::pair<int, int> at{f.cycle, f.node};
     if (f.stage == PlayerStage::Transition) {
         flownTo_ = at;
-        if (f.heartPhase && transitionApplied_ != at && applyView_) {
+        if (f.heartPhase && transitionApplied_ != at) {
             narrative::ViewState hold;
             hold.heartRunning = false;
             hold.heartPhase = f.heartPhase;
-            applyView_(hold);
+            applyTourView(hold);
         }
         transitionApplied_ = at;
         if (!overlays_->editing()) overlays_->showNode({}, {}, 0.0, false);
@@ -160,7 +224,7 @@ void NarrativePlayback::show(const narrative::PlayerFrame& f) {
         // Flown in: the node's own view state. Jumped or sought to: what playing from the
         // start would have left on screen there.
         const narrative::ViewState view = flownTo_ == at ? node.view : narrative::viewStateAt(n, std::size_t(f.node));
-        if (applyView_ && !view.empty()) applyView_(view);
+        applyTourView(view);
     }
     if (overlays_->editing()) return;
     overlays_->setMediaTime(player_.time() - f.nodeArrival);

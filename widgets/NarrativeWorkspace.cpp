@@ -134,6 +134,13 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     removeNode_->setObjectName("removeNode");
     removeNode_->setIcon(icon("node-remove"));
     connect(removeNode_, &QAction::triggered, this, [this] { editor_->removeNode(selectedNode()); });
+    // The keyboard's and the menu's way to reorder (a card can also be dragged).
+    moveNodeEarlier_ = makeAction(window, "Move node earlier", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Left),
+                                  "Move the selected node one place towards the start");
+    connect(moveNodeEarlier_, &QAction::triggered, this, [this] { moveSelectedNode(-1); });
+    moveNodeLater_ = makeAction(window, "Move node later", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Right),
+                                "Move the selected node one place towards the end");
+    connect(moveNodeLater_, &QAction::triggered, this, [this] { moveSelectedNode(+1); });
     nodeDetails_ = makeAction(window, "Node...", QKeySequence(Qt::CTRL | Qt::Key_I), "Dwell, wait for a key, fades and view state of the selected node");
     connect(nodeDetails_, &QAction::triggered, this, [this] { editNode(selectedNode()); });
     updateNode_ = makeAction(window, "Update node from view", QKeySequence(Qt::CTRL | Qt::Key_U),
@@ -218,7 +225,8 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     for (QAction* a : {newNarrative_, renameNarrative_, duplicateNarrative_, deleteNarrative_, narrativeDetails_})
         narrativesMenu_->addAction(a);
     menu_->addSeparator();
-    for (QAction* a : {addNode_, removeNode_, updateNode_, nodeDetails_, editOverlays_}) menu_->addAction(a);
+    for (QAction* a : {addNode_, removeNode_, moveNodeEarlier_, moveNodeLater_, updateNode_, nodeDetails_, editOverlays_})
+        menu_->addAction(a);
     QMenu* overlayMenu = menu_->addMenu("Add overlay");
     for (QAction* a : {addText_, addImage_, addVideo_, addSound_, addLabel_}) overlayMenu->addAction(a);
     menu_->addSeparator();
@@ -227,8 +235,8 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     menu_->addSeparator();
     menu_->addAction(exportVideo_);
     // Shortcuts work wherever the focus is in the window.
-    for (QAction* a : {newDoc_, open_, save_, saveAs_, play_, previous_, next_, stop_, loop_, addNode_, removeNode_, updateNode_, nodeDetails_,
-                      editOverlays_, undo_, redo_, exportVideo_})
+    for (QAction* a : {newDoc_, open_, save_, saveAs_, play_, previous_, next_, stop_, loop_, addNode_, removeNode_, moveNodeEarlier_,
+                       moveNodeLater_, updateNode_, nodeDetails_, editOverlays_, undo_, redo_, exportVideo_})
         window->addAction(a);
 }
 
@@ -271,6 +279,10 @@ void NarrativeWorkspace::buildBar(QMainWindow* window) {
         bar_->timeline()->setCurrentNode(to);
     });
     connect(timeline, &QListWidget::itemSelectionChanged, this, [this] {
+        const narrative::Narrative* n = editor_->current();
+        const bool editable = editRefusal_.isEmpty();
+        moveNodeEarlier_->setEnabled(editable && selectedNode() > 0);
+        moveNodeLater_->setEnabled(editable && selectedNode() >= 0 && n && selectedNode() + 1 < int(n->nodes.size()));
         removeNode_->setEnabled(selectedNode() >= 0);
         nodeDetails_->setEnabled(selectedNode() >= 0);
         updateNode_->setEnabled(selectedNode() >= 0 && editRefusal_.isEmpty());
@@ -281,7 +293,7 @@ void NarrativeWorkspace::setViewState(std::function<void(const narrative::ViewSt
                                       std::function<narrative::ViewState()> capture) {
     applyView_ = apply;
     captureView_ = std::move(capture);
-    playback_->setViewStateHandler(std::move(apply));
+    playback_->setViewStateHandlers(std::move(apply), captureView_);
 }
 
 QWidget* NarrativeWorkspace::dialogParent() const { return window_; }
@@ -304,6 +316,8 @@ void NarrativeWorkspace::refresh() {
     play_->setText(playback_->playing() ? "Pause narrative" : "Play narrative");
     play_->setIcon(icon(playback_->playing() ? "pause" : "play"));
     removeNode_->setEnabled(selectedNode() >= 0);
+    moveNodeEarlier_->setEnabled(selectedNode() > 0);
+    moveNodeLater_->setEnabled(selectedNode() >= 0 && n && selectedNode() + 1 < int(n->nodes.size()));
     nodeDetails_->setEnabled(selectedNode() >= 0);
     updateNode_->setEnabled(selectedNode() >= 0);
     editOverlays_->setEnabled(nodes);
@@ -313,8 +327,8 @@ void NarrativeWorkspace::refresh() {
         else overlays_->edit(QString("edit/%1/%2").arg(editor_->currentIndex()).arg(editingNode_), n->nodes[std::size_t(editingNode_)].overlays);
     }
     refreshOverlayEditor();
-    for (QAction* a : {addNode_, removeNode_, updateNode_, nodeDetails_, editOverlays_, undo_, redo_, newNarrative_, renameNarrative_,
-                       duplicateNarrative_, deleteNarrative_, narrativeDetails_}) {
+    for (QAction* a : {addNode_, removeNode_, moveNodeEarlier_, moveNodeLater_, updateNode_, nodeDetails_, editOverlays_, undo_, redo_,
+                       newNarrative_, renameNarrative_, duplicateNarrative_, deleteNarrative_, narrativeDetails_}) {
         if (editRefusal_.isEmpty()) {
             if (editTips_.contains(a)) {
                 a->setToolTip(editTips_.take(a));
@@ -328,6 +342,14 @@ void NarrativeWorkspace::refresh() {
     }
     updateStatus();
     updateTitle();
+}
+
+void NarrativeWorkspace::moveSelectedNode(int step) {
+    const narrative::Narrative* n = editor_->current();
+    const int from = selectedNode(), to = from + step;
+    if (!editRefusal_.isEmpty() || !n || from < 0 || to < 0 || to >= int(n->nodes.size())) return;
+    editor_->moveNode(from, to); // undoable, as a drag of its card
+    bar_->timeline()->setCurrentNode(to);
 }
 
 void NarrativeWorkspace::setEditRefusal(const QString& why) {

@@ -99,6 +99,9 @@ public:
     QAction* stopAction() const { return stop_; }
     QAction* addNodeAction() const { return addNode_; }
     QAction* removeNodeAction() const { return removeNode_; }
+    /// Ctrl+Shift+Left / Right: the selected node one place earlier / later (undoable).
+    QAction* moveNodeEarlierAction() const { return moveNodeEarlier_; }
+    QAction* moveNodeLaterAction() const { return moveNodeLater_; }
     QAction* updateNodeAction() const { return updateNode_; }
     QAction* undoAction() const { return undo_; }
     QAction* redoAction() const { return redo_; }
@@ -129,6 +132,8 @@ private:
     /// (copied into its media/ folder when it lies elsewhere); empty when cancelled.
     std::string chooseMedia(const QString& caption, const QString& filter);
     void editNode(int node);
+    /// Moves the selected node `step` places (-1 earlier, +1 later), as dragging its card.
+    void moveSelectedNode(int step);
     void editTransition(int transition);
     void exportVideo();
     void rememberRecent(const QString& path);
@@ -154,6 +159,7 @@ private:
     QString editRefusal_;
     QHash<QAction*, QString> editTips_; ///< the editing actions' own tooltips while refused
 
+    QAction *moveNodeEarlier_, *moveNodeLater_;
     QAction *newDoc_, *open_, *save_, *saveAs_, *play_, *next_, *previous_, *stop_, *loop_, *addNode_, *removeNode_,
         *updateNode_, *nodeDetails_, *editOverlays_, *undo_, *redo_, *exportVideo_;
     QAction *newNarrative_, *renameNarrative_, *duplicateNarrative_, *deleteNarrative_, *narrativeDetails_;

@@ -22,14 +22,19 @@ void drawPanel(QPainter& p, const QRectF& r) {
     p.fillPath(path, QColor(10, 12, 16, 185));
 }
 
-void drawRichText(QPainter& p, const QRectF& r, const QString& html, double pixelSize) {
-    QTextDocument doc;
-    QFont font = p.font();
+/// `html` as overlays draw it, wrapped at `width`, in `font` at `pixelSize`.
+void layOut(QTextDocument& doc, QFont font, const QString& html, double width, double pixelSize) {
     font.setPixelSize(std::max(6, int(pixelSize)));
     doc.setDefaultFont(font);
     doc.setDefaultStyleSheet("body { color: #f2f2f2; }");
     doc.setHtml("<body>" + html + "</body>");
-    doc.setTextWidth(r.width());
+    doc.setTextWidth(width);
+}
+
+/// Draws `html` in `r`, at `pixelSize` or smaller so that it fits.
+void drawRichText(QPainter& p, const QRectF& r, const QString& html, double pixelSize) {
+    QTextDocument doc;
+    layOut(doc, p.font(), html, r.width(), OverlayPainter::fittedTextPixels(html, r.size(), pixelSize));
     p.save();
     p.translate(r.topLeft());
     doc.drawContents(&p, QRectF(0, 0, r.width(), r.height()));
@@ -76,12 +81,30 @@ std::vector<std::size_t> OverlayPainter::stackingOrder(const std::vector<Overlay
     return order;
 }
 
+double OverlayPainter::textHeight(const QString& html, double width, double pixelSize) {
+    QTextDocument doc;
+    layOut(doc, QFont(), html, width, pixelSize);
+    return doc.size().height();
+}
+
+double OverlayPainter::fittedTextPixels(const QString& html, QSizeF box, double pixelSize) {
+    double px = std::max(pixelSize, kMinTextPixels);
+    while (px > kMinTextPixels && textHeight(html, box.width(), px) > box.height()) px = std::max(kMinTextPixels, px * 0.92);
+    return px;
+}
+
 std::optional<QRectF> OverlayPainter::itemRect(const OverlayItem& item, QSizeF size, std::optional<QPointF> anchor) {
-    const QRectF r(item.rect.x * size.width(), item.rect.y * size.height(), item.rect.width * size.width(),
-                   item.rect.height * size.height());
-    if (item.kind != OverlayKind::Label3D) return r;
-    if (!anchor) return std::nullopt;
-    return r.translated(*anchor);
+    QRectF r(item.rect.x * size.width(), item.rect.y * size.height(), item.rect.width * size.width(),
+             item.rect.height * size.height());
+    if (item.kind == OverlayKind::Label3D) {
+        if (!anchor) return std::nullopt;
+        r.translate(*anchor);
+    }
+    // Within the picture: cut to it, then moved in (the leader line still reaches a label's point).
+    r.setSize(r.size().boundedTo(size));
+    r.moveLeft(std::clamp(r.left(), 0.0, size.width() - r.width()));
+    r.moveTop(std::clamp(r.top(), 0.0, size.height() - r.height()));
+    return r;
 }
 
 void OverlayPainter::paint(QPainter& p, QSizeF size, const std::vector<OverlayItem>& items, double alpha,

@@ -54,8 +54,18 @@ public:
                const Sources& sources, bool editing = false) const;
 
     /// Item k's rectangle in a picture of `size` (pixels); for a 3D label, relative to
-    /// its anchor's point (nullopt when that is out of sight).
+    /// its anchor's point (nullopt when that is out of sight). Always within the picture:
+    /// a box that would leave it (a label near an edge) is moved in, and one larger than
+    /// it is cut to it.
     static std::optional<QRectF> itemRect(const narrative::OverlayItem& item, QSizeF size, std::optional<QPointF> anchorPoint);
+    /// The smallest text size, pixels, that overlays are made to fit their boxes down to.
+    static constexpr double kMinTextPixels = 8.0;
+    /// The height of rich text `html` laid out wrapped at `width` pixels, at `pixelSize`.
+    static double textHeight(const QString& html, double width, double pixelSize);
+    /// The text size at which `html` fits a box of `box` (wrapped at its width): from
+    /// `pixelSize` down to kMinTextPixels. A narrow view wraps a text into more lines; it
+    /// gets smaller rather than cut off mid-sentence at its box's bottom.
+    static double fittedTextPixels(const QString& html, QSizeF box, double pixelSize);
     /// Indices of `items` from the bottom to the top of the stack.
     static std::vector<std::size_t> stackingOrder(const std::vector<narrative::OverlayItem>& items);
 

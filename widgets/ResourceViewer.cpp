@@ -227,6 +227,13 @@ double ResourceViewer::imageZoom() const { return zoom_; }
 void ResourceViewer::place(int bottomMargin) {
     if (!parentWidget()) return;
     const QSize area = parentWidget()->size() - QSize(0, bottomMargin);
+    if (aside_) {
+        constexpr int kMargin = 8;
+        const QSize s(std::clamp(area.width() / 3, 280, 520), std::clamp(area.height() / 2, 200, 600));
+        resize(s.boundedTo(area - QSize(2 * kMargin, 2 * kMargin)));
+        move(area.width() - width() - kMargin, kMargin);
+        return;
+    }
     const QSize s(std::clamp(area.width() * 3 / 5, 360, 1100), std::clamp(area.height() * 3 / 4, 260, 900));
     resize(s.boundedTo(area));
     move((area.width() - width()) / 2, std::max(8, (area.height() - height()) / 2));

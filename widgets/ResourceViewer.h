@@ -2,8 +2,8 @@
 // Opens an embedded resource in place, over the 3D view (VSim 2 handed media to an
 // external application): a text, a picture with zoom (wheel) and pan (drag), or a
 // video or sound played with Qt Multimedia, under a header with the resource's name,
-// author, years and copyright. Esc or the close button closes it; the view goes on
-// behind it.
+// author, years and copyright. Esc (the window's, for the topmost panel) or the close
+// button closes it; the view goes on behind it.
 
 #include "narrative/Resource.h"
 
@@ -54,8 +54,13 @@ public:
     QMediaPlayer* player();
     /// The picture's zoom factor (1: fitted).
     double imageZoom() const;
-    /// Places the panel in the middle of its parent, above `bottomMargin` pixels.
+    /// Places the panel in the middle of its parent, above `bottomMargin` pixels; aside,
+    /// at its right edge, a third of its width.
     void place(int bottomMargin);
+    /// Whether the panel sits aside (an auto-launched resource: the middle of the view
+    /// stays the lecture's) rather than in the middle. Takes effect at the next place().
+    void setAside(bool aside) { aside_ = aside; }
+    bool aside() const { return aside_; }
 
     void closePanel();
 
@@ -84,6 +89,7 @@ private:
     QAudioOutput* audio_ = nullptr;
     std::string shownId_;
     double zoom_ = 1.0;
+    bool aside_ = false;
 };
 
 } // namespace atrium::widgets

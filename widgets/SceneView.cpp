@@ -164,7 +164,7 @@ void SceneView::goHome() {
 void SceneView::setColorQuantity(ColorQuantity quantity) {
     quantity_ = quantity;
     if (fixedRanges_[int(quantity)]) range_ = *fixedRanges_[int(quantity)];
-    else if (shown_ && shown_->values(quantity)) range_ = rangeTarget_ = robustRange(quantity, *shown_->values(quantity));
+    else if (shown_ && shown_->values(quantity)) range_ = rangeTarget_ = automaticRange(*shown_->values(quantity));
     showLegend();
     updateBloodVisibility();
     if (shown_) blood_->update(*shown_, quantity_, range_);
@@ -177,7 +177,9 @@ void SceneView::setFixedColorRange(ColorQuantity quantity, std::optional<ColorRa
 }
 
 void SceneView::showLegend() {
-    legend_->setMap(quantity_, range_, fixedRanges_[int(quantity_)].has_value());
+    using Kind = ColorLegend::RangeKind;
+    legend_->setMap(quantity_, range_,
+                    fixedRanges_[int(quantity_)] ? Kind::Fixed : quantity_ == ColorQuantity::Speed ? Kind::PerBeat : Kind::Automatic);
     legend_->move(width() - legend_->width() - 10, height() / 2 - legend_->height() / 2);
 }
 
@@ -523,13 +525,23 @@ bool SceneView::takeSnapshot() {
     wall_->update(*shown_);
     updateShell();
     if (const std::vector<float>* values = shown_->values(quantity_)) {
-        rangeTarget_ = robustRange(quantity_, *values);
-        if (first && !fixedRanges_[int(quantity_)]) { // the first snapshot sets the legend at once
+        rangeTarget_ = automaticRange(*values);
+        const bool heldPerBeat = quantity_ == ColorQuantity::Speed; // not eased: it changes only between beats
+        if (heldPerBeat && !fixedRanges_[int(quantity_)] && !(range_ == rangeTarget_)) {
+            range_ = rangeTarget_;
+            showLegend();
+        } else if (first && !fixedRanges_[int(quantity_)]) { // the first snapshot sets the legend at once
             range_ = rangeTarget_;
             showLegend();
         }
     }
     return true;
+}
+
+ColorRange SceneView::automaticRange(const std::vector<float>& values) {
+    const ColorRange robust = robustRange(quantity_, values);
+    if (quantity_ != ColorQuantity::Speed) return robust;
+    return speedRange_.update(shown_->cyclePhase, robust.max);
 }
 
 bool SceneView::easeColorRange(double seconds) {

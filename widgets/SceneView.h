@@ -206,6 +206,9 @@ private:
     bool takeSnapshot();
     /// Eases the automatic colour range `seconds` further towards the shown values' (true: moved).
     bool easeColorRange(double seconds);
+    /// The automatic range of the current quantity for `values` of the shown snapshot:
+    /// the speed's is held per beat (BeatSpeedRange), the others' follow the values.
+    ColorRange automaticRange(const std::vector<float>& values);
     void applyCamera(int width, int height, const narrative::CameraPose& pose);
     void send(const narrative::InputEvent& event);
     void updateCursor();
@@ -246,6 +249,7 @@ private:
     ColorRange range_{0.f, 1.f};
     ColorRange rangeTarget_{0.f, 1.f}; ///< the automatic range of the values shown, range_ eases to it
     std::array<std::optional<ColorRange>, 4> fixedRanges_;
+    BeatSpeedRange speedRange_; ///< the speed colouring's automatic range, held per beat
     void showLegend();
     FluidMode fluidMode_ = FluidMode::Spheres;
     bool bloodVisible_ = true;

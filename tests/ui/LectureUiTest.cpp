@@ -15,10 +15,14 @@
 #include "widgets/FlowBaker.h"
 #include "widgets/HeartLoader.h"
 #include "widgets/BrandingBar.h"
+#include "widgets/CardiacCyclePanel.h"
+#include "widgets/ViewAnnotations.h"
 #include "widgets/Lecture.h"
 #include "widgets/LectureUi.h"
 #include "widgets/MainWindow.h"
+#include "widgets/NarrativeBar.h"
 #include "widgets/NarrativeEditor.h"
+#include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeHome.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/OverlayLayer.h"
@@ -51,6 +55,7 @@
 #include <QMediaDevices>
 #include <QMediaPlayer>
 #include <QMouseEvent>
+#include <QProgressDialog>
 #include <QTemporaryDir>
 #include <QTimer>
 #include <QTest>
@@ -58,6 +63,8 @@
 #include <QUndoStack>
 
 #include <gtest/gtest.h>
+
+#include <fstream>
 #include <zip.h>
 
 #include <cmath>
@@ -71,6 +78,7 @@ using widgets::MainWindow;
 
 namespace {
 
+using atrium::test::activate;
 using atrium::test::openLecture;
 using atrium::test::waitFor;
 
@@ -201,6 +209,140 @@ TEST(LectureUi, AResourceBecomesActiveWhenTheCameraFliesIntoItsSphere) {
     ASSERT_NE(atrium, nullptr);
     placeCamera(*w, narrative::CameraPose::lookAt(atrium->centre, atrium->target));
     ASSERT_TRUE(waitFor([&] { return ui->resourceViewer()->shownId() == "left-atrium"; }, 10));
+}
+
+// Issue 23: the auto-launched "Left atrium" text opened over the middle of the view at
+// node 2, stayed open through nodes 3-6 hiding their overlays and labels, and Esc did
+// not close it.
+TEST(LectureUi, AnAutoLaunchedPanelSitsAsideAndClosesWhenItsMomentEnds) {
+    auto w = openLecture(kLecture);
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60));
+    widgets::ResourceViewer* panel = ui->resourceViewer();
+    const auto* atrium = ui->lecture()->manifest().findResource("left-atrium");
+    ASSERT_NE(atrium, nullptr);
+    const narrative::CameraPose inside = narrative::CameraPose::lookAt(atrium->centre, atrium->target);
+    const narrative::CameraPose far = narrative::CameraPose::lookAt({0, -300, 0}, atrium->target);
+
+    // Flown into by hand: it opens aside (the middle of the view stays clear) and closes
+    // when the camera leaves the resource.
+    placeCamera(*w, far);
+    placeCamera(*w, inside);
+    ASSERT_TRUE(waitFor([&] { return panel->shownId() == "left-atrium"; }, 10));
+    EXPECT_EQ(ui->autoLaunchedId(), "left-atrium");
+    const QRect view = w->sceneView()->rect();
+    EXPECT_GT(panel->geometry().left(), view.center().x()) << "the panel covers the middle of the view";
+    EXPECT_TRUE(view.contains(panel->geometry()));
+    placeCamera(*w, far);
+    EXPECT_TRUE(waitFor([&] { return !panel->isVisible(); }, 10)) << "the panel stayed after the camera left";
+
+    // In a narrative: it closes when the node it opened at ends, though the next node is
+    // still inside the resource's sphere looking at it.
+    narrative::Narrative tour;
+    narrative::Node a;
+    a.pose = inside;
+    a.waitForKey = true;
+    narrative::Node b = a;
+    b.pose = narrative::CameraPose::lookAt(atrium->centre + narrative::Vec3{3, 0, 0}, atrium->target);
+    narrative::insertNode(tour, 0, a);
+    narrative::insertNode(tour, 1, b);
+    QTemporaryDir dir;
+    narrative::NarrativeDocument document;
+    document.narratives = {tour};
+    const std::string file = dir.filePath("aside.narratives.json").toStdString();
+    narrative::saveNarrativeDocument(document, file);
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(QString::fromStdString(file), &error)) << error.toStdString();
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    placeCamera(*w, far);
+    ASSERT_TRUE(playback->jumpTo(0));
+    ASSERT_TRUE(waitFor([&] { return panel->isVisible() && panel->shownId() == "left-atrium"; }, 10));
+    EXPECT_EQ(ui->autoLaunchedId(), "left-atrium");
+    ASSERT_TRUE(playback->jumpTo(1));
+    EXPECT_TRUE(waitFor([&] { return !panel->isVisible(); }, 10)) << "the panel stayed open into the next node";
+    EXPECT_TRUE(ui->lecture()->active().size() > 0);
+
+    // Esc closes the topmost panel, wherever the focus is, before it stops the narrative.
+    ASSERT_TRUE(activate(*w));
+    ui->openResource("heart-sounds");
+    ASSERT_TRUE(panel->isVisible());
+    EXPECT_FALSE(panel->aside()) << "a resource asked for opens in the middle";
+    w->narratives()->bar()->setFocus();
+    QTest::keyClick(QApplication::focusWidget() ? QApplication::focusWidget() : w.get(), Qt::Key_Escape);
+    EXPECT_FALSE(panel->isVisible()) << "Esc did not close the resource";
+    EXPECT_TRUE(playback->active()) << "Esc stopped the narrative instead of closing the panel";
+    QTest::keyClick(w.get(), Qt::Key_Escape);
+    EXPECT_FALSE(playback->active());
+}
+
+// Issue 23: the resource and branding bars lay over the bottom of the 3D view, hiding the
+// cycle panel's valve rows and the scale bar (and at 800x600 leaving 280 px of view), the
+// last line of overlays, and a strip that F12's default image still held.
+TEST(LectureUi, TheBarsReserveTheirRowsAndNothingInTheViewLiesUnderThem) {
+    auto w = openLecture(kLecture, {.size = QSize(1280, 800), .waitForLecture = true});
+    widgets::LectureUi* ui = w->lectureUi();
+    ASSERT_NE(ui->lecture(), nullptr);
+    ASSERT_TRUE(waitFor([&] { return ui->resourceBar()->isVisible() && ui->brandingBar()->isVisible(); }, 20));
+    widgets::SceneView* v = w->sceneView();
+    const auto inWindow = [&](const QWidget* widget) { return QRect(widget->mapTo(w.get(), QPoint(0, 0)), widget->size()); };
+    for (const QSize size : {QSize(1280, 800), QSize(1920, 1080), QSize(800, 600)}) {
+        w->resize(size);
+        ASSERT_TRUE(waitFor([&] { return w->size() == size && inWindow(ui->brandingBar()).bottom() <= w->height(); }, 10));
+        const auto frames = v->framesRendered(); // the panels follow the view's size on its next frames
+        ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames + 3; }, 20));
+        const QRect view = inWindow(v);
+        SCOPED_TRACE(QString("%1x%2").arg(size.width()).arg(size.height()).toStdString());
+        for (const QWidget* bar : {static_cast<QWidget*>(ui->resourceBar()), static_cast<QWidget*>(ui->brandingBar())}) {
+            EXPECT_FALSE(inWindow(bar).intersects(view)) << bar->objectName().toStdString() << " covers the view";
+            EXPECT_GE(inWindow(bar).top(), view.bottom()) << bar->objectName().toStdString() << " is not below the view";
+        }
+        // What the view draws lies in the view: the cycle panel, the scale bar, the overlays.
+        const QRect seen = v->rect();
+        EXPECT_TRUE(seen.contains(w->cyclePanel()->geometry()));
+        EXPECT_TRUE(seen.contains(w->annotations()->overlayRegion().boundingRect()));
+        EXPECT_EQ(w->narratives()->overlays()->geometry(), seen);
+        // The view is what is left of the window: F12's default image (the view's size) has no hidden strip.
+        EXPECT_GE(v->height(), size.height() / 3) << "too little of the window is left to the view";
+    }
+}
+
+// Issue 23: a bad file left its "Verifying... 0 %" progress dialog over the error message,
+// blocking the message's OK.
+TEST(LectureUi, ABadFileLeavesNoProgressDialogOverItsError) {
+    QTemporaryDir dir;
+    const QString bad = dir.filePath("bad.atrium");
+    {
+        std::ofstream out(bad.toStdString(), std::ios::binary);
+        out << std::string(4096, 'x'); // not a package at all
+    }
+    auto w = openLecture(kLecture, {.headless = false, .waitForLecture = true});
+    QString failure;
+    QObject::connect(w->lectureUi(), &widgets::LectureUi::openFailed, [&](const QString& why) { failure = why; });
+    QPointer<QMessageBox> box; // the box lives on QMessageBox::warning's stack
+    bool boxShown = false, progressOverTheBox = false;
+    // The message box runs its own event loop: it is looked at from a timer.
+    QTimer watch;
+    QElapsedTimer sinceBox;
+    QObject::connect(&watch, &QTimer::timeout, [&] {
+        if (!boxShown) {
+            box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+            if (box) {
+                boxShown = true;
+                sinceBox.start();
+            }
+            return;
+        }
+        if (!box) return;
+        for (QProgressDialog* p : w->findChildren<QProgressDialog*>()) progressOverTheBox = progressOverTheBox || p->isVisible();
+        if (sinceBox.elapsed() > 1500) box->accept(); // past the dialog's 300 ms and several of its ticks
+    });
+    watch.start(50);
+    w->lectureUi()->open(bad);
+    ASSERT_TRUE(waitFor([&] { return boxShown && (!box || !box->isVisible()); }, 60)) << "no error message";
+    watch.stop();
+    EXPECT_FALSE(failure.isEmpty());
+    EXPECT_FALSE(progressOverTheBox) << "the progress dialog showed over the error";
+    for (QProgressDialog* p : w->findChildren<QProgressDialog*>()) EXPECT_FALSE(p->isVisible());
 }
 
 TEST(LectureUi, TheAuthorsPasswordUnlocksEditingWithUndo) {

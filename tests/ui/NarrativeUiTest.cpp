@@ -11,6 +11,7 @@
 #include "widgets/NarrativePlayback.h"
 #include "widgets/NarrativeWorkspace.h"
 #include "widgets/OverlayLayer.h"
+#include "widgets/OverlayPainter.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
 #include "widgets/VideoRecorder.h"
@@ -20,9 +21,12 @@
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
+#include <QMenu>
 #include <QMessageBox>
 #include <QMouseEvent>
 #include <QPushButton>
+#include <QSettings>
+#include <QThread>
 #include <QTimer>
 #include <QTest>
 #include <QUndoStack>
@@ -101,7 +105,6 @@ TEST(Narratives, PlayingATourReachesEveryNodesPoseAndHandsTheCameraBack) {
     const narrative::Narrative tour = shortTour();
     useNarrative(*w, tour);
     widgets::NarrativePlayback* playback = w->narratives()->playback();
-    v->setFixedFrameTime(0.1); // the largest step the view takes: the test runs fast
     const narrative::CameraPose start = v->camera().pose();
 
     w->narratives()->playAction()->trigger(); // P
@@ -136,12 +139,43 @@ TEST(Narratives, PlayingATourReachesEveryNodesPoseAndHandsTheCameraBack) {
     EXPECT_FALSE(w->narratives()->overlays()->isVisible());
 }
 
+// Issue 23: the narrative's clock is the wall clock, not the sum of frame times (which the
+// view clamps to 0.1 s a frame): at 4 frames a second an 8 s dwell lasted 13 s.
+TEST(Narratives, TheNarrativeKeepsWallClockTimeWhenFramesAreSlow) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    narrative::Narrative tour = shortTour();
+    tour.nodes[0].dwell = 120.0; // the timeline runs on through the whole measurement
+    tour.nodes[1].waitForKey = false;
+    useNarrative(*w, tour);
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    // The renderer throttled: every frame takes at least 250 ms.
+    QMetaObject::Connection throttle = QObject::connect(v, &SceneView::cameraAdvanced, [] { QThread::msleep(250); });
+    QElapsedTimer wall;
+    double lastWall = 0.0, lastTimeline = 0.0;
+    int frames = 0;
+    QObject::connect(playback, &widgets::NarrativePlayback::frameShown, [&] {
+        lastWall = double(wall.nsecsElapsed()) * 1e-9;
+        lastTimeline = playback->player().time();
+        ++frames;
+    });
+    playback->play();
+    wall.start();
+    ASSERT_TRUE(playback->playing());
+    constexpr double kSeconds = 8.0;
+    ASSERT_TRUE(waitFor([&] { return lastWall >= kSeconds; }, 60)) << "the narrative showed no frames";
+    QObject::disconnect(throttle);
+    EXPECT_LE(frames / lastWall, 4.5) << "the renderer was not throttled";
+    EXPECT_NEAR(lastTimeline, lastWall, 0.02 * lastWall)
+        << "after " << lastWall << " s of wall clock the narrative was at " << lastTimeline << " s";
+    playback->stop();
+}
+
 TEST(Narratives, TakingTheMouseStopsTheNarrativeWhereItIs) {
     auto w = openViewer();
     SceneView* v = w->sceneView();
     useNarrative(*w, shortTour());
     widgets::NarrativePlayback* playback = w->narratives()->playback();
-    v->setFixedFrameTime(0.1); // the largest step the view takes: the test runs fast
     playback->play();
     ASSERT_TRUE(waitFor([&] { return playback->frame().stage == narrative::PlayerStage::Transition && playback->frame().node == 1; }, 60));
     QTest::mousePress(v, Qt::LeftButton, {}, QPoint(400, 300));
@@ -257,6 +291,41 @@ TEST(Narratives, AddThreeNodesReorderUndoAndRedo) {
     EXPECT_TRUE(editor->current() == nullptr || editor->current()->nodes.empty());
 }
 
+// Issue 23: reordering node cards by dragging did not respond to synthetic drags; the
+// editor has a keyboard and menu way to move a node.
+TEST(Narratives, CtrlShiftLeftAndRightMoveTheSelectedNodeWithUndo) {
+    auto w = openViewer();
+    ASSERT_TRUE(activate(*w));
+    const narrative::Narrative tour = shortTour();
+    ASSERT_GE(tour.nodes.size(), 3u);
+    useNarrative(*w, tour);
+    widgets::NarrativeWorkspace* ws = w->narratives();
+    const auto titles = [&] {
+        std::vector<std::string> t;
+        for (const narrative::Node& n : ws->editor()->current()->nodes) t.push_back(n.title);
+        return t;
+    };
+    const std::vector<std::string> before = titles();
+    ws->bar()->timeline()->setCurrentNode(1);
+    ws->bar()->timeline()->setFocus();
+    QTest::keyClick(ws->bar()->timeline(), Qt::Key_Right, Qt::ControlModifier | Qt::ShiftModifier);
+    std::vector<std::string> expected = before;
+    std::swap(expected[1], expected[2]);
+    EXPECT_EQ(titles(), expected) << "Ctrl+Shift+Right did not move node 2 later";
+    EXPECT_EQ(ws->bar()->timeline()->selectedNode(), 2) << "the moved node stays selected";
+    QTest::keyClick(ws->bar()->timeline(), Qt::Key_Left, Qt::ControlModifier | Qt::ShiftModifier);
+    QTest::keyClick(ws->bar()->timeline(), Qt::Key_Left, Qt::ControlModifier | Qt::ShiftModifier);
+    expected = before;
+    std::swap(expected[0], expected[1]);
+    EXPECT_EQ(titles(), expected) << "Ctrl+Shift+Left twice: node 2 first";
+    EXPECT_EQ(ws->bar()->timeline()->selectedNode(), 0);
+    EXPECT_FALSE(ws->moveNodeEarlierAction()->isEnabled()) << "the first node cannot move earlier";
+    // The menu holds them, and undo takes each move back.
+    EXPECT_TRUE(ws->menu()->actions().contains(ws->moveNodeLaterAction()));
+    for (int move = 0; move < 3; ++move) ws->undoAction()->trigger();
+    EXPECT_EQ(titles(), before);
+}
+
 TEST(Narratives, AFailedOpenKeepsTheDocument) {
     auto w = openViewer();
     widgets::NarrativeWorkspace* ws = w->narratives();
@@ -333,6 +402,111 @@ TEST(Narratives, ANodesViewStateIsApplied) {
     const narrative::ViewState now = w->currentViewState();
     EXPECT_EQ(now.colouring, narrative::BloodColouring::Pressure);
     EXPECT_NEAR(*now.wallOpacity, 0.3, 1e-9);
+}
+
+// Issue 23: after Esc the heart stayed held and the tour's colouring stayed, and both were
+// saved into the user's settings. A tour's view states are the tour's.
+TEST(Narratives, LeavingATourRestoresTheUsersViewAndSavesNoneOfTheTours) {
+    QSettings().clear();
+    QSettings().setValue("simulation/flow", "live"); // the blood live, as the other tests' (no bake first)
+    widgets::ViewerOptions options;
+    options.source = heart::HeartSource::fromPreset("adult");
+    options.particleBudget = 3000;
+    options.persistSettings = true; // this test's own settings folder (runUiTests)
+    options.headless = true;
+    auto w = std::make_unique<MainWindow>(options);
+    w->resize(960, 720);
+    w->show();
+    ASSERT_TRUE(waitFor([&] { return w->sceneView()->framesWithBlood() >= 2; }, 240)) << "no blood drawn";
+    ASSERT_TRUE(activate(*w));
+    SceneView* v = w->sceneView();
+    const narrative::ViewState mine = w->currentViewState();
+    ASSERT_EQ(mine.colouring, narrative::BloodColouring::Blood);
+    ASSERT_EQ(mine.heartRunning, true);
+    ASSERT_FALSE(mine.clipping->enabled);
+    QString error;
+    ASSERT_TRUE(w->narratives()->openFile(QString::fromStdString(kTour), &error)) << error.toStdString();
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+
+    // Esc: the tour's cut, speed colouring, wall and held heart leave with it.
+    ASSERT_TRUE(playback->jumpTo(1)); // cut open, coloured by speed
+    ASSERT_TRUE(v->clipping());
+    ASSERT_TRUE(playback->jumpTo(3)); // the heart held at end-systole, coloured by pressure
+    ASSERT_EQ(v->colorQuantity(), widgets::ColorQuantity::Pressure);
+    ASSERT_TRUE(v->runner() && (v->runner()->paused() || v->runner()->pendingHold()));
+    QTest::keyClick(w.get(), Qt::Key_Escape);
+    ASSERT_FALSE(playback->active());
+    const narrative::ViewState after = w->currentViewState();
+    EXPECT_EQ(after.colouring, mine.colouring);
+    EXPECT_EQ(after.clipping, mine.clipping);
+    EXPECT_NEAR(*after.wallOpacity, *mine.wallOpacity, 1e-9);
+    EXPECT_EQ(after.fluid, mine.fluid);
+    EXPECT_FALSE(v->runner()->pendingHold()) << "the heart is still being held";
+    EXPECT_TRUE(waitFor([&] { return !v->runner()->paused(); }, 10)) << "the heart stayed held after the tour";
+
+    // The end of the tour: the same.
+    ASSERT_TRUE(playback->jumpTo(3));
+    playback->play();
+    ASSERT_TRUE(playback->continueWaiting()); // node 4 waits for a key
+    ASSERT_TRUE(waitFor([&] { return !playback->active(); }, 120)) << "the tour never ended";
+    EXPECT_EQ(w->currentViewState().colouring, mine.colouring);
+    EXPECT_FALSE(v->runner()->pendingHold());
+    EXPECT_TRUE(waitFor([&] { return !v->runner()->paused(); }, 10));
+
+    // Closing the window during a tour saves the user's view, not the node's.
+    ASSERT_TRUE(playback->jumpTo(3));
+    ASSERT_EQ(v->colorQuantity(), widgets::ColorQuantity::Pressure);
+    ASSERT_TRUE(w->close());
+    const QSettings settings;
+    EXPECT_EQ(settings.value("view/color").toInt(), int(widgets::ColorQuantity::Blood));
+    EXPECT_EQ(settings.value("view/wallOpacity").toInt(), int(std::lround(*mine.wallOpacity * 100.0)));
+}
+
+// Issue 23: at 958 px wide a node's text was cut mid-sentence at the bottom of its box
+// (the text's size follows the view's height, its box the width), and a 3D label near
+// the edge left the view. Every box lies in the view, and its text fits it.
+TEST(Narratives, OverlayTextFitsItsBoxAndEveryBoxLiesInTheView) {
+    using widgets::OverlayPainter;
+    std::vector<narrative::OverlayItem> items;
+    for (const narrative::Narrative& n : narrative::loadNarrativeDocument(kTour).narratives)
+        for (const narrative::Node& node : n.nodes) items.insert(items.end(), node.overlays.begin(), node.overlays.end());
+    narrative::OverlayItem longText; // a paragraph in a box made for a wide view
+    longText.kind = narrative::OverlayKind::Text;
+    longText.text = "<b>Diastole.</b> The mitral valve opens when the pressure in the ventricle falls below the "
+                    "atrium's; the ventricle fills early and fast, then slowly, and the atrium's contraction adds "
+                    "the last fifth of its filling just before the valve closes.";
+    longText.rect = {0.03, 0.75, 0.30, 0.16};
+    items.push_back(longText);
+    ASSERT_GT(items.size(), 1u);
+    bool anyShrunk = false;
+    for (const QSizeF view : {QSizeF(958, 560), QSizeF(1280, 640), QSizeF(1920, 900), QSizeF(800, 420)}) {
+        const QRectF picture(QPointF(0, 0), view);
+        const double textPx = view.height() / OverlayPainter::kTextLines;
+        for (const narrative::OverlayItem& item : items) {
+            // A 3D label at any point of the view, the corners too.
+            for (const QPointF anchor : {QPointF(0, 0), QPointF(view.width(), 0), QPointF(view.width(), view.height()),
+                                         QPointF(0, view.height()), QPointF(view.width() / 2, view.height() / 2)}) {
+                const auto r = OverlayPainter::itemRect(item, view, anchor);
+                ASSERT_TRUE(r);
+                EXPECT_TRUE(picture.contains(*r)) << item.text << " at " << view.width() << "x" << view.height();
+                if (item.kind != narrative::OverlayKind::Text) break;
+            }
+            if (item.kind != narrative::OverlayKind::Text && item.kind != narrative::OverlayKind::Label3D) continue;
+            const QString html = QString::fromStdString(item.text);
+            const QRectF box = OverlayPainter::itemRect(item, view, QPointF(view.width() / 2, view.height() / 2))->adjusted(8, 6, -8, -6);
+            const double base = item.kind == narrative::OverlayKind::Text ? textPx : textPx * 0.9;
+            const double px = OverlayPainter::fittedTextPixels(html, box.size(), base);
+            anyShrunk = anyShrunk || px < base;
+            if (px > OverlayPainter::kMinTextPixels)
+                EXPECT_LE(OverlayPainter::textHeight(html, box.width(), px), box.height())
+                    << item.text << " is cut at " << view.width() << "x" << view.height();
+        }
+    }
+    // The long paragraph at 958 px does not fit at the view's text size: the case is tried.
+    const QRectF narrow = *OverlayPainter::itemRect(longText, QSizeF(958, 560), std::nullopt);
+    EXPECT_GT(OverlayPainter::textHeight(QString::fromStdString(longText.text), narrow.width() - 16, 560 / OverlayPainter::kTextLines),
+              narrow.height() - 12);
+    EXPECT_TRUE(anyShrunk);
 }
 
 TEST(Narratives, ALabelStaysOnItsWallPointAsTheCameraMoves) {

@@ -11,6 +11,7 @@
 #include "widgets/CardiacCyclePanel.h"
 #include "widgets/ControlBar.h"
 #include "widgets/HeartLoader.h"
+#include "widgets/ColorMap.h"
 #include "widgets/HelpOverlay.h"
 #include "widgets/MainWindow.h"
 #include "widgets/SceneView.h"
@@ -33,6 +34,10 @@
 #include <QPushButton>
 #include <QSettings>
 #include <QTemporaryDir>
+#include <QScrollArea>
+#include <QScrollBar>
+#include <QWheelEvent>
+#include <QLabel>
 #include <QTest>
 #include <QTimer>
 #include <QToolButton>
@@ -349,6 +354,77 @@ TEST(Viewer, HelpOverlayTogglesWithF1) {
     EXPECT_TRUE(help->isVisible());
     QTest::keyClick(help, Qt::Key_Escape);
     EXPECT_FALSE(help->isVisible());
+}
+
+// Issue 23: at 1280x800 the F1 sheet was cut off and did not scroll, so the narrative and
+// Live keys never showed, and the mouse wheel closed it.
+TEST(Viewer, TheHelpSheetScrollsAndListsTheNarrativeAndLiveKeys) {
+    auto w = openViewer();
+    w->resize(1280, 800);
+    ASSERT_TRUE(atrium::test::activate(*w));
+    QTest::keyClick(w.get(), Qt::Key_F1);
+    auto* help = w->findChild<widgets::HelpOverlay*>("helpOverlay");
+    ASSERT_NE(help, nullptr);
+    ASSERT_TRUE(help->isVisible());
+    auto* scroll = w->findChild<QScrollArea*>("helpScroll");
+    ASSERT_NE(scroll, nullptr) << "the sheet does not scroll";
+    auto* text = w->findChild<QLabel*>("helpText");
+    ASSERT_NE(text, nullptr);
+    for (const char* key : {"Play narrative", "Next node", "Stop narrative", "continue a node that waits", "Alt+click",
+                            "follow the lecturer"})
+        EXPECT_TRUE(text->text().contains(key)) << key;
+    QScrollBar* bar = scroll->verticalScrollBar();
+    ASSERT_TRUE(waitFor([&] { return bar->maximum() > 0; }, 5)) << "the sheet fits: nothing to scroll at 1280x800";
+    // The wheel scrolls the sheet and does not close it (nor reach the view).
+    const QPoint at = scroll->viewport()->rect().center();
+    QWheelEvent down(at, scroll->viewport()->mapToGlobal(at), QPoint(), QPoint(0, -120), Qt::NoButton, Qt::NoModifier,
+                     Qt::NoScrollPhase, false);
+    QApplication::sendEvent(scroll->viewport(), &down);
+    EXPECT_TRUE(help->isVisible()) << "the wheel closed the sheet";
+    EXPECT_GT(bar->value(), 0) << "the wheel did not scroll the sheet";
+    // The keys scroll it to its end, where the last menu's keys are.
+    QTest::keyClick(help, Qt::Key_End);
+    EXPECT_EQ(bar->value(), bar->maximum());
+    EXPECT_TRUE(help->isVisible());
+    QTest::keyClick(help, Qt::Key_Escape);
+    EXPECT_FALSE(help->isVisible());
+}
+
+// Issue 23: the speed legend's automatic range jumped between frames (1.05, 2.24, 1.14 m/s
+// within one systole), so a colour meant a different speed each frame. It is held per beat.
+TEST(Viewer, TheSpeedLegendHoldsItsRangeThroughABeat) {
+    // The rule: 0 to the last beat's fastest blood, rounded up to a nice value, >= 2 m/s.
+    widgets::BeatSpeedRange beats;
+    for (double phase = 0.0; phase < 1.0; phase += 0.05) EXPECT_EQ(beats.update(phase, 1.3f).max, 2.0f); // a normal heart
+    for (double phase = 0.0; phase < 1.0; phase += 0.05) beats.update(phase, phase > 0.2 && phase < 0.4 ? 4.3f : 1.0f);
+    for (double phase = 0.0; phase < 1.0; phase += 0.05)
+        EXPECT_EQ(beats.update(phase, 1.0f).max, 5.0f) << "the stenotic jet's beat sets the next one's range";
+    EXPECT_EQ(beats.update(0.0, 1.0f).max, 2.0f); // a normal beat again
+    EXPECT_EQ(widgets::niceCeiling(2.24f), 2.5f);
+    EXPECT_EQ(widgets::niceCeiling(0.7f), 0.8f);
+
+    // In the window: the range does not move from snapshot to snapshot within a beat.
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    SceneView* v = w->sceneView();
+    v->setColorQuantity(widgets::ColorQuantity::Speed);
+    auto snapshot = v->shownSnapshot();
+    widgets::ColorRange range = v->colorRange();
+    double phase = snapshot->cyclePhase;
+    int snapshots = 0;
+    while (snapshots < 25) {
+        ASSERT_TRUE(waitFor([&] { return v->shownSnapshot() != snapshot; }, 60)) << "the blood stopped";
+        snapshot = v->shownSnapshot();
+        ++snapshots;
+        const widgets::ColorRange now = v->colorRange();
+        EXPECT_EQ(now.min, 0.0f);
+        EXPECT_GE(now.max, widgets::BeatSpeedRange::kFloor);
+        EXPECT_EQ(widgets::niceCeiling(now.max), now.max) << now.max << " m/s is not a round top";
+        const bool newBeat = snapshot->cyclePhase < phase;
+        if (!newBeat) EXPECT_GE(now.max, range.max) << "the range narrowed within a beat at phase " << snapshot->cyclePhase;
+        range = now;
+        phase = snapshot->cyclePhase;
+    }
 }
 
 TEST(Viewer, SettingsPersistBetweenRuns) {
