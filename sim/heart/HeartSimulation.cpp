@@ -693,6 +693,9 @@ void HeartSimulation::step(float dtMax) {
             sph::HostParticles h;
             solver_->read(sph::FieldPosition | sph::FieldDensity, h);
             for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c) {
+                // A valve still open as the beat ends (the phantom's mitral valve, its
+                // atrial contraction ending with the beat) has its blood counted in it.
+                countValveFlow(c, valves_);
                 EndDiastole e;
                 e.particles = countChamber(c, h, &e.meanDensity);
                 endDiastoles_[c].push_back(e);

@@ -183,7 +183,8 @@ public:
 
     /// Blood that passed each valve (valvesAt() order) since the beat started, ml: the
     /// change of the particles in its chamber while it was the chamber's only open
-    /// valve, counted whenever a valve of the chamber opens or closes.
+    /// valve, counted whenever a valve of the chamber opens or closes and at the end of
+    /// each beat.
     struct ValveVolumes {
         double inMl = 0.0, outMl = 0.0;
     };
