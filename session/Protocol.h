@@ -91,7 +91,7 @@ struct SimState {
     int particles = 15000;
     std::uint32_t seed = 1;   ///< reserved: the blood is a fixed lattice today, the same for every seed
     double viscosity = 3.5;   ///< mPa s
-    double soundSpeed = 20.0; ///< m/s
+    double soundSpeed = 10.0; ///< m/s
     int resets = 0;           ///< counts Reset presses: a change restarts the blood
     /// The heart phase at session time `now` (beating on while running).
     double phaseAt(double now) const;

@@ -18,7 +18,7 @@ struct SimulationChoices {
     int particleBudget = 15000;     ///< particles in the blood pool (sets the spacing)
     double heartRateBpm = 75;       ///< playback rate of the heart's cycle
     double viscosityMilliPaS = 3.5; ///< blood ~3.5 mPa s
-    double soundSpeed = 20.0;       ///< m/s (weak compressibility; HeartSimulationSettings::soundSpeed says why)
+    double soundSpeed = 10.0;       ///< m/s (weak compressibility; HeartSimulationSettings::soundSpeed weighs 20)
     bool cuda = false;              ///< GPU backend (only when one is present)
 
     /// The runner's settings for a heart whose blood pool holds `bloodPoolMl`: the
