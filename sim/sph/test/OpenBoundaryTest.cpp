@@ -233,3 +233,18 @@ TEST(OpenBoundary, ResultsDoNotDependOnTheThreadCount) {
     EXPECT_EQ(one.first, two.first);
     EXPECT_EQ(one.second, two.second);
 }
+
+TEST(OpenBoundary, SolverFillsBuffersTheFluidBlocksLeftEmpty) {
+    // Fluid only between the planes: the solver fills both buffers with lattice layers
+    // (two per buffer here: 2 x 20 x 10 particles each) and counts them as created.
+    Scene s = Duct::scene(Duct::outletPressure);
+    s.fluidBlocks = {{{{Duct::depth, 0.f, 0.f}, {Duct::depth + Duct::length, Duct::width, Duct::height}}, {}}};
+    Solver solver(s);
+    HostParticles h;
+    solver.read(FieldPosition, h);
+    std::size_t inBuffers = 0;
+    for (const Vec3& x : h.position) inBuffers += solver.inOpenBoundaryBuffer(x) ? 1 : 0;
+    EXPECT_EQ(inBuffers, 800u);
+    EXPECT_EQ(solver.accounting().openCreated, inBuffers);
+    EXPECT_EQ(solver.particleCount(), solver.accounting().seeded + inBuffers);
+}
