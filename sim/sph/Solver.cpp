@@ -189,6 +189,11 @@ void Solver::fillOpenBoundaryBuffers() {
     }
     if (positions.empty()) return;
     dropOccupied(positions, velocities, source);
+    const std::size_t room = p.maxParticles > backend_->size() ? p.maxParticles - backend_->size() : 0;
+    if (positions.size() > room) { // as emitters: never beyond maxParticles
+        positions.resize(room);
+        velocities.resize(room);
+    }
     if (positions.empty()) return;
     accounting_.openCreated += positions.size();
     backend_->appendParticles(positions, velocities);
