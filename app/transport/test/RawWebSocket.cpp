@@ -139,16 +139,20 @@ std::optional<std::string> RawWebSocket::receive(std::chrono::milliseconds timeo
     for (;;) {
         unsigned char h[2];
         if (!readExact(reinterpret_cast<char*>(h), 2, deadline)) return std::nullopt;
+        // A frame begun is read whole, however short the wait asked for: giving up half
+        // way would read its payload as the next frame's header (a close frame's code
+        // was lost so on a loaded machine, read as a close without one).
+        const auto frameDeadline = std::max(deadline, std::chrono::steady_clock::now() + std::chrono::seconds(5));
         std::uint64_t len = h[1] & 0x7f;
         if (len == 126 || len == 127) {
             unsigned char ext[8];
             const int k = len == 126 ? 2 : 8;
-            if (!readExact(reinterpret_cast<char*>(ext), std::size_t(k), deadline)) return std::nullopt;
+            if (!readExact(reinterpret_cast<char*>(ext), std::size_t(k), frameDeadline)) return std::nullopt;
             len = 0;
             for (int i = 0; i < k; ++i) len = (len << 8) | ext[i];
         }
         std::string payload(len, '\0');
-        if (len && !readExact(payload.data(), len, deadline)) return std::nullopt;
+        if (len && !readExact(payload.data(), len, frameDeadline)) return std::nullopt;
         const int opcode = h[0] & 0x0f;
         if (opcode == 8) {
             closed_ = true;
