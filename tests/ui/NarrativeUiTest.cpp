@@ -390,14 +390,14 @@ TEST(Narratives, ANodesViewStateIsApplied) {
     ASSERT_TRUE(playback->jumpTo(1)); // inside the ventricle: cut open, coloured by speed
     EXPECT_EQ(v->colorQuantity(), widgets::ColorQuantity::Speed);
     EXPECT_TRUE(v->clipping());
-    ASSERT_TRUE(playback->jumpTo(3)); // end-systole: the heart is held at phase 0.35
+    ASSERT_TRUE(playback->jumpTo(3)); // end-systole: the heart is held at phase 0.44 (isovolumic relaxation, docs/heart-phantom.md)
     EXPECT_EQ(v->colorQuantity(), widgets::ColorQuantity::Pressure);
     EXPECT_FALSE(v->clipping());
     ASSERT_NE(v->runner(), nullptr);
     const bool heldOrHolding = v->runner()->paused() || v->runner()->pendingHold().has_value();
     EXPECT_TRUE(heldOrHolding);
     if (const auto hold = v->runner()->pendingHold()) {
-        EXPECT_NEAR(*hold, 0.35, 1e-9);
+        EXPECT_NEAR(*hold, 0.44, 1e-9);
     }
     const narrative::ViewState now = w->currentViewState();
     EXPECT_EQ(now.colouring, narrative::BloodColouring::Pressure);
