@@ -149,8 +149,9 @@ QString sourceLabel(const heart::HeartSource& s) {
 
 HeartLoader::HeartLoader(QWidget* dialogParent) : BackgroundTask(dialogParent, "Loading the heart", Qt::WindowModal) {
     connect(this, &BackgroundTask::succeeded, this, [this] {
-        if (result_ && *result_) Q_EMIT loaded(std::move(*result_));
-        result_.reset();
+        // Taken first: a handler of loaded() may start the next load, which sets result_.
+        const auto result = std::exchange(result_, nullptr);
+        if (result && *result) Q_EMIT loaded(std::move(*result));
     });
 }
 

@@ -404,7 +404,7 @@ TEST(LiveClassroomUi, AReplayOpensItsLectureAndStartsOnceTheWindowIsReady) {
     ASSERT_TRUE(waitFor([&] { return window->lectureUi()->lecture() != nullptr; }, 60)) << "the lecture was not opened";
     EXPECT_EQ(QFileInfo(window->lectureUi()->lecture()->path()).fileName(), "the-left-heart.atrium");
     EXPECT_EQ(replay.replayPosition(), 0.0);
-    ASSERT_TRUE(waitFor([&] { return startedAt.has_value(); }, 480)) << "the replay did not start"; // the lecture's 25-phase heart may be prepared first
+    ASSERT_TRUE(waitFor([&] { return startedAt.has_value(); }, 120)) << "the replay did not start"; // the lecture's heart is prepared for the run (content/data)
     EXPECT_FALSE(heartLoadingAtStart) << "it started before the lecture's heart was shown";
     EXPECT_LT(*startedAt, 0.05) << "it did not start at 0";
     ASSERT_TRUE(waitFor([&] { // and plays to its end

@@ -105,3 +105,23 @@ TEST(ViewerStartup, AHeartThatFailedToLoadIsNotRetriedAndTheNextStartSaysWhy) {
 }
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "ViewerHardening"); }
+
+// A load started from a handler of the last one's loaded() (as MainWindow starts the
+// heart it was asked for meanwhile, e.g. a lecture's) delivers its heart too: the loader
+// once dropped that result, and the replay of a lecture waited for it forever.
+TEST(HeartLoading, ALoadStartedWhenTheLastOneLoadedDeliversItsHeart) {
+    QWidget parent;
+    widgets::HeartLoader loader(&parent);
+    const auto adult = heart::HeartSource::fromPreset("adult"); // prepared for the run: quick
+    int loads = 0;
+    QObject::connect(&loader, &widgets::HeartLoader::loaded, [&] {
+        if (++loads == 1) EXPECT_TRUE(loader.start(adult, {})) << "the second load did not start";
+    });
+    bool failed = false;
+    QObject::connect(&loader, &widgets::HeartLoader::failed, [&] { failed = true; });
+    ASSERT_TRUE(loader.start(adult, {}));
+    EXPECT_TRUE(waitFor([&] { return loads == 2 || failed; }, 60)) << "the second heart never came (" << loads << " loaded)";
+    EXPECT_EQ(loads, 2);
+    EXPECT_FALSE(failed);
+    EXPECT_TRUE(waitFor([&] { return !loader.busy(); }, 10));
+}
