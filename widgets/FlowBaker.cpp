@@ -1,12 +1,15 @@
 #include "widgets/FlowBaker.h"
 
+#include <utility>
+
 namespace atrium::widgets {
 
 FlowBaker::FlowBaker(QWidget* dialogParent)
     : BackgroundTask(dialogParent, "Baking a real-time beat of the blood", Qt::NonModal) {
     connect(this, &BackgroundTask::succeeded, this, [this] {
-        if (result_ && result_->beat) Q_EMIT baked(result_->beat, result_->fromCache);
-        result_.reset();
+        // Taken first: a handler of baked() may start the next bake, which sets result_.
+        const auto result = std::exchange(result_, nullptr);
+        if (result && result->beat) Q_EMIT baked(result->beat, result->fromCache);
     });
 }
 
