@@ -64,6 +64,16 @@ inline constexpr bool kLittleEndian = std::endian::native == std::endian::little
 inline void swapWords(unsigned char* p, std::size_t bytes, std::size_t width) {
     for (std::size_t i = 0; i + width <= bytes; i += width) std::reverse(p + i, p + i + width);
 }
+
+/// A number from its little-endian bytes (modified in place on big-endian hosts).
+template <class T>
+T fromLittleEndian(unsigned char (&b)[sizeof(T)]) {
+    static_assert(std::is_arithmetic_v<T>);
+    if constexpr (!kLittleEndian) std::reverse(b, b + sizeof(T));
+    T v;
+    std::memcpy(&v, b, sizeof(T));
+    return v;
+}
 } // namespace detail
 
 // --- Writer -----------------------------------------------------------------------------
@@ -136,13 +146,9 @@ public:
 
     template <class T>
     T value(const char* what) {
-        static_assert(std::is_arithmetic_v<T>);
         unsigned char b[sizeof(T)];
         copy(b, sizeof(T), what);
-        if constexpr (!detail::kLittleEndian) std::reverse(b, b + sizeof(T));
-        T v;
-        std::memcpy(&v, b, sizeof(T));
-        return v;
+        return detail::fromLittleEndian<T>(b);
     }
     /// The next `n` bytes, in place.
     std::span<const std::byte> bytes(std::uint64_t n, const char* what) {
@@ -205,13 +211,9 @@ public:
 
     template <class T>
     T value(const char* what) {
-        static_assert(std::is_arithmetic_v<T>);
         unsigned char b[sizeof(T)];
         copy(b, sizeof(T), what);
-        if constexpr (!detail::kLittleEndian) std::reverse(b, b + sizeof(T));
-        T v;
-        std::memcpy(&v, b, sizeof(T));
-        return v;
+        return detail::fromLittleEndian<T>(b);
     }
     template <class Word, class T>
     void words(std::vector<T>& v, std::uint64_t count, const char* what) {

@@ -3,6 +3,8 @@
 // share: the limits of docs/scene-format.md, and how messages name numbers and the
 // JSON Pointer paths of the fields at fault. Internal to sim/sph.
 
+#include "io/JsonInput.h"
+
 #include <array>
 #include <charconv>
 #include <cmath>
@@ -64,16 +66,7 @@ inline std::string printable(std::string_view s) {
 }
 
 /// One JSON Pointer reference token, escaped (RFC 6901) and printable.
-inline std::string pointerToken(std::string_view key) {
-    std::string out;
-    out.reserve(key.size());
-    for (const char c : key) {
-        if (c == '~') out += "~0";
-        else if (c == '/') out += "~1";
-        else out += c;
-    }
-    return printable(out);
-}
+inline std::string pointerToken(std::string_view key) { return printable(io::jsonPointerToken(key)); }
 
 inline std::string child(const std::string& path, std::string_view key) { return path + "/" + pointerToken(key); }
 inline std::string child(const std::string& path, std::size_t index) { return path + "/" + std::to_string(index); }
