@@ -1,7 +1,6 @@
 #include "widgets/HeartLoader.h"
 
 #include <algorithm>
-#include <numbers>
 #include <cmath>
 #include <exception>
 #include <utility>
@@ -73,14 +72,10 @@ void describeCycle(LoadedHeart& h) {
     // through the first chamber's valve discs (as HeartSimulation::pressureCurves).
     const auto timeValvesAndPressures = [&] {
         h.cycle.deriveValves(heart::HeartSimulationSettings{}.isovolumicFraction);
-        double inflowMm2 = 0.0, outflowMm2 = 0.0;
+        heart::ValveOrificeAreas areas;
         if (!h.anatomy.chambers.empty())
-            for (const heart::Valve& v : h.anatomy.chambers.front().valves) {
-                const double area = std::numbers::pi * v.disc.radius * v.disc.radius;
-                if (v.role != heart::ValveRole::Outflow && inflowMm2 == 0.0) inflowMm2 = area;
-                if (v.role != heart::ValveRole::Inflow && outflowMm2 == 0.0) outflowMm2 = area;
-            }
-        h.cycle.derivePressures(cycle, inflowMm2, outflowMm2);
+            for (const heart::Valve& v : h.anatomy.chambers.front().valves) areas.add(v);
+        h.cycle.derivePressures(cycle, areas.inflowMm2, areas.outflowMm2);
     };
     sph::TriangleMesh mesh;
     std::vector<sph::Vec3> velocity;

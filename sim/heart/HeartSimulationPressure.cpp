@@ -5,15 +5,12 @@
 
 #include <cmath>
 #include <limits>
-#include <numbers>
 #include <numeric>
 
 namespace atrium::heart {
 namespace {
 
 constexpr double kPascalPerMmHg = 133.322;
-
-double discAreaMm2(const Valve& v) { return std::numbers::pi * v.disc.radius * v.disc.radius; }
 
 } // namespace
 
@@ -24,13 +21,9 @@ void HeartSimulation::computePressureCurves() {
         const std::vector<double>& rate = rateMlPerS_[c];
         const std::size_t n = rate.size();
         std::vector<ValveSample> samples(n);
-        double inflowArea = 0.0, outflowArea = 0.0;
-        for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
-            if (valveSlots_[i].chamber != c) continue;
-            const Valve& v = *valveSlots_[i].valve;
-            if (v.role != ValveRole::Outflow && inflowArea == 0.0) inflowArea = discAreaMm2(v);
-            if (v.role != ValveRole::Inflow && outflowArea == 0.0) outflowArea = discAreaMm2(v);
-        }
+        ValveOrificeAreas areas;
+        for (const ValveSlot& slot : valveSlots_)
+            if (slot.chamber == c) areas.add(*slot.valve);
         for (std::size_t k = 0; k < n && !valveSlots_.empty(); ++k) {
             const std::vector<ValveFlow> flows = valvesAt(double(k) / double(n));
             for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
@@ -39,7 +32,7 @@ void HeartSimulation::computePressureCurves() {
                 samples[k].outflowOpen = samples[k].outflowOpen || flows[i] == ValveFlow::OutOf;
             }
         }
-        pressureCurves_[c] = lumpedChamberPressures(settings_.circulation, cycleSeconds_, rate, samples, inflowArea, outflowArea);
+        pressureCurves_[c] = lumpedChamberPressures(settings_.circulation, cycleSeconds_, rate, samples, areas.inflowMm2, areas.outflowMm2);
     }
 }
 

@@ -32,6 +32,12 @@ double bernoulliGradientMmHg(double flowMlPerS, double areaMm2) {
     return 4.0 * v * v;
 }
 
+void ValveOrificeAreas::add(const Valve& v) {
+    const double area = std::numbers::pi * v.disc.radius * v.disc.radius;
+    if (v.role != ValveRole::Outflow && inflowMm2 == 0.0) inflowMm2 = area;
+    if (v.role != ValveRole::Inflow && outflowMm2 == 0.0) outflowMm2 = area;
+}
+
 ChamberPressureCurves lumpedChamberPressures(const CirculationParameters& parameters, double cycleSeconds,
                                              const std::vector<double>& volumeRateMlPerS,
                                              const std::vector<ValveSample>& valves, double inflowAreaMm2,

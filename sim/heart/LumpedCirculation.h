@@ -17,6 +17,7 @@
 // the prescribed motion; they do not drive it. A model, not a measurement: see
 // docs/physiology.md. Units: mmHg, mL/s, mm^2, seconds.
 
+#include "sim/heart/HeartAnatomy.h"
 #include "sim/heart/Windkessel.h"
 
 #include <vector>
@@ -50,6 +51,15 @@ struct ChamberPressureCurves {
 
     /// Linear interpolation at `phase` (wraps) of `curve` (one of the three).
     static double at(const std::vector<double>& curve, double phase);
+};
+
+/// The orifices a chamber's Bernoulli gradients use: the disc areas (mm²) of its first
+/// valve that lets blood in and its first that lets it out (a two-way opening is both);
+/// 0 where it has none. Call add() for each of the chamber's valves in order.
+struct ValveOrificeAreas {
+    double inflowMm2 = 0.0;
+    double outflowMm2 = 0.0;
+    void add(const Valve& v);
 };
 
 /// The chamber's pressures from its volume rate (dV/dt, mL/s, at the n samples; > 0
