@@ -5,8 +5,11 @@
 
 #include <zip.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <fstream>
 #include <set>
+#include <string_view>
 #include <sys/stat.h>
 #include <utility>
 
@@ -19,6 +22,16 @@ namespace {
 }
 
 std::string zipMessage(zip_error_t* error) { return zip_error_strerror(error); }
+
+/// Why libzip could not open an archive whose first bytes are `head`. A zip archive
+/// ends with its directory; one that begins as a zip (a local file header, "PK\3\4")
+/// but has no readable directory was cut short, as by an interrupted download or copy.
+std::string unopenableReason(std::string_view head, int zipError, const std::string& message) {
+    if ((zipError == ZIP_ER_NOZIP || zipError == ZIP_ER_INCONS) && head.substr(0, 4) == std::string_view("PK\3\4", 4))
+        return "incomplete: it begins as a package but its end is missing (a download or copy cut short?); "
+               "fetch or copy it again";
+    return "not a readable zip archive (" + message + ")";
+}
 
 bool isNameChar(char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
@@ -87,7 +100,10 @@ ArchiveReader::ArchiveReader(const std::filesystem::path& file, const PackageLim
         zip_error_init_with_code(&e, error);
         const std::string message = zipMessage(&e);
         zip_error_fini(&e);
-        bad(name_, "not a readable zip archive (" + message + ")");
+        char head[4] = {};
+        std::ifstream in(file, std::ios::binary);
+        in.read(head, sizeof head);
+        bad(name_, unopenableReason({head, std::size_t(std::max<std::streamsize>(in.gcount(), 0))}, error, message));
     }
     check();
 }
@@ -109,8 +125,9 @@ std::unique_ptr<ArchiveReader> ArchiveReader::fromBytes(std::string bytes, const
     }
     if (!r->zip_) {
         const std::string message = zipMessage(&e);
+        const int code = zip_error_code_zip(&e);
         zip_error_fini(&e);
-        bad(name, "not a readable zip archive (" + message + ")");
+        bad(name, unopenableReason(r->bytes_, code, message));
     }
     zip_error_fini(&e);
     r->check();

@@ -296,6 +296,17 @@ TEST(ContentPackage, BadPackagesNameTheEntry) {
     removeEntry(dir / "good.atrium", "manifest.json");
     message = errorOf([&] { ContentPackage::open(dir / "good.atrium"); }, PackageError::Kind::BadFile);
     EXPECT_NE(message.find("'manifest.json' is missing"), std::string::npos) << message;
+
+    // Cut short (issue 23: it was "not a zip archive"): said to be incomplete, whether
+    // read from a file or from memory; bytes that never were a package are not.
+    writeAll(dir / "good.atrium", good.substr(0, good.size() * 2 / 3));
+    message = errorOf([&] { ContentPackage::open(dir / "good.atrium"); }, PackageError::Kind::BadFile);
+    EXPECT_NE(message.find("good.atrium: incomplete"), std::string::npos) << message;
+    message = errorOf([&] { ContentPackage::openBytes(good.substr(0, 100), "cut.atrium"); }, PackageError::Kind::BadFile);
+    EXPECT_NE(message.find("cut.atrium: incomplete"), std::string::npos) << message;
+    writeAll(dir / "good.atrium", "<html>not found</html>");
+    message = errorOf([&] { ContentPackage::open(dir / "good.atrium"); }, PackageError::Kind::BadFile);
+    EXPECT_NE(message.find("not a readable zip archive"), std::string::npos) << message;
 }
 
 TEST(ContentPackage, AFailedSaveLosesNothing) {

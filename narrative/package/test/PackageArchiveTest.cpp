@@ -103,7 +103,7 @@ TEST(PackageArchive, CorruptArchivesAndEntriesAreNamed) {
     const std::string bytes = readAll(dir / "good.zip");
 
     writeAll(dir / "cut.zip", bytes.substr(0, bytes.size() / 2));
-    EXPECT_NE(openError(dir / "cut.zip").find("cut.zip: not a readable zip archive"), std::string::npos);
+    EXPECT_NE(openError(dir / "cut.zip").find("cut.zip: incomplete"), std::string::npos) << openError(dir / "cut.zip");
 
     writeAll(dir / "noise.zip", "this is not a zip file at all");
     EXPECT_NE(openError(dir / "noise.zip").find("not a readable zip archive"), std::string::npos);
