@@ -215,11 +215,15 @@ bool ResourceViewer::showResource(const Resource& r, const QString& mediaFile, Q
     raise();
     place(0);
     if (r.kind == ResourceKind::Image) {
-        image_->resetTransform();
-        image_->fitInView(image_->scene()->sceneRect(), Qt::KeepAspectRatio);
         zoom_ = 1.0;
+        fitImage();
     }
     return true;
+}
+
+void ResourceViewer::fitImage() {
+    image_->resetTransform();
+    image_->fitInView(image_->scene()->sceneRect(), Qt::KeepAspectRatio);
 }
 
 double ResourceViewer::imageZoom() const { return zoom_; }
@@ -252,6 +256,11 @@ void ResourceViewer::keyPressEvent(QKeyEvent* e) {
 }
 
 bool ResourceViewer::eventFilter(QObject* watched, QEvent* event) {
+    // A picture not zoomed stays fitted as the panel is laid out and resized: fitted
+    // only when shown, it kept the size of the panel's first layout, cropped.
+    if (watched == image_->viewport() && event->type() == QEvent::Resize && zoom_ == 1.0 &&
+        pages_->currentWidget() == image_)
+        fitImage();
     if (watched == image_->viewport() && event->type() == QEvent::Wheel) {
         const auto* w = static_cast<QWheelEvent*>(event);
         const double factor = w->angleDelta().y() > 0 ? 1.25 : 0.8;

@@ -75,6 +75,8 @@ private:
     /// Plays the media, with sound where the system has an audio device.
     void play();
     void stopMedia();
+    /// The whole picture in the view, zoom 1.
+    void fitImage();
 
     QLabel *title_, *meta_;
     QToolButton* close_;

@@ -43,12 +43,15 @@
 #include <QDropEvent>
 #include <QLabel>
 #include <QElapsedTimer>
+#include <QGraphicsView>
+#include <QImage>
 #include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
 #include <QPushButton>
 #include <QScopeGuard>
+#include <QScrollBar>
 #include <QSettings>
 #include <QUrl>
 #include <QAudioDevice>
@@ -989,3 +992,38 @@ TEST(LectureUi, ALecturesNarrativesComeFromItsPackageAndRecentListsTheLecture) {
 }
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureUiTest"); }
+
+// Issue 23: a picture opened cropped, with scroll bars: fitted only when shown, before
+// the panel's layout gave its view its size. It is fitted whole, and stays fitted as
+// the window (and the panel with it) resizes, until the user zooms.
+TEST(LectureUi, APictureOpensFittedWholeAndStaysFittedAsTheWindowResizes) {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("wide.png");
+    QImage picture(3000, 1200, QImage::Format_RGB32);
+    picture.fill(Qt::darkRed);
+    ASSERT_TRUE(picture.save(file));
+    QWidget window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    widgets::ResourceViewer viewer(&window);
+    narrative::Resource r;
+    r.id = "wide";
+    r.name = "A wide picture";
+    r.kind = narrative::ResourceKind::Image;
+    QString error;
+    ASSERT_TRUE(viewer.showResource(r, file, &error)) << error.toStdString();
+    auto* view = viewer.findChild<QGraphicsView*>();
+    ASSERT_NE(view, nullptr);
+    const auto fitted = [&] {
+        const QRect shown = view->mapFromScene(view->scene()->sceneRect()).boundingRect();
+        const QRect port = view->viewport()->rect().adjusted(-2, -2, 2, 2); // fitInView's margin
+        return port.contains(shown) && (shown.width() >= port.width() - 8 || shown.height() >= port.height() - 8) &&
+               !view->horizontalScrollBar()->isVisible() && !view->verticalScrollBar()->isVisible();
+    };
+    EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted in the panel";
+    window.resize(900, 600);
+    viewer.place(0);
+    EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted after the window shrank";
+    EXPECT_EQ(viewer.imageZoom(), 1.0);
+}
