@@ -114,6 +114,11 @@ ResourceViewer::ResourceViewer(QWidget* parent) : QFrame(parent) {
     controls->addWidget(playPause_);
     controls->addWidget(position_, 1);
     mediaLayout->addLayout(controls);
+    soundNote_ = new QLabel(mediaPage_);
+    soundNote_->setObjectName("soundNote");
+    soundNote_->setWordWrap(true);
+    soundNote_->hide();
+    mediaLayout->addWidget(soundNote_);
     pages_->addWidget(text_);
     pages_->addWidget(image_);
     pages_->addWidget(mediaPage_);
@@ -151,6 +156,10 @@ QMediaPlayer* ResourceViewer::player() {
 void ResourceViewer::play() {
     const bool heard = routeSoundIfPossible(*player(), *audio_);
     playPause_->setToolTip(heard ? "Play or pause" : "Play or pause (no audio device here: the sound is silent)");
+    // Said on the panel, not only in a tooltip: without a device the player may not move.
+    soundNote_->setText("No audio device on this computer: the sound cannot be heard here. Connect speakers or "
+                        "headphones and open the resource again.");
+    soundNote_->setVisible(!heard);
     player_->play();
 }
 
@@ -227,6 +236,8 @@ void ResourceViewer::fitImage() {
 }
 
 double ResourceViewer::imageZoom() const { return zoom_; }
+
+QString ResourceViewer::soundNote() const { return soundNote_->isHidden() ? QString() : soundNote_->text(); }
 
 void ResourceViewer::place(int bottomMargin) {
     if (!parentWidget()) return;

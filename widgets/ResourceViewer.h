@@ -52,6 +52,9 @@ public:
     const std::string& shownId() const { return shownId_; }
     /// The media player (made on first use).
     QMediaPlayer* player();
+    /// The note shown under a sound or video when this computer has no audio device
+    /// (empty while hidden).
+    QString soundNote() const;
     /// The picture's zoom factor (1: fitted).
     double imageZoom() const;
     /// Places the panel in the middle of its parent, above `bottomMargin` pixels; aside,
@@ -87,6 +90,7 @@ private:
     VideoFrameView* video_;
     QToolButton* playPause_;
     QSlider* position_;
+    QLabel* soundNote_;
     QMediaPlayer* player_ = nullptr;
     QAudioOutput* audio_ = nullptr;
     std::string shownId_;

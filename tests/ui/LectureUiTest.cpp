@@ -1027,3 +1027,41 @@ TEST(LectureUi, APictureOpensFittedWholeAndStaysFittedAsTheWindowResizes) {
     EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted after the window shrank";
     EXPECT_EQ(viewer.imageZoom(), 1.0);
 }
+
+// Issue 23: with no audio device a sound sat at 0 with no word of why. The panel says
+// so where there is no device, and says nothing where there is one.
+TEST(LectureUi, ASoundSaysWhenThisComputerHasNoAudioDevice) {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("tone.wav");
+    {
+        // 0.5 s of a 440 Hz tone, 16-bit mono PCM at 8 kHz.
+        constexpr std::uint32_t rate = 8000, samples = 4000;
+        std::string wav = "RIFF";
+        const auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) wav += char((v >> (8 * i)) & 0xff); };
+        const auto u16 = [&](std::uint16_t v) { wav += char(v & 0xff); wav += char(v >> 8); };
+        u32(36 + samples * 2);
+        wav += "WAVEfmt ";
+        u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16);
+        wav += "data";
+        u32(samples * 2);
+        for (std::uint32_t i = 0; i < samples; ++i)
+            u16(std::uint16_t(std::int16_t(8000 * std::sin(2 * std::numbers::pi * 440 * i / rate))));
+        std::ofstream(file.toStdString(), std::ios::binary) << wav;
+    }
+    QWidget window;
+    window.resize(1280, 800);
+    window.show();
+    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
+    widgets::ResourceViewer viewer(&window);
+    narrative::Resource r;
+    r.id = "tone";
+    r.name = "A tone";
+    r.kind = narrative::ResourceKind::Audio;
+    QString error;
+    ASSERT_TRUE(viewer.showResource(r, file, &error)) << error.toStdString();
+    if (QMediaDevices::audioOutputs().isEmpty())
+        EXPECT_TRUE(viewer.soundNote().contains("No audio device")) << viewer.soundNote().toStdString();
+    else
+        EXPECT_TRUE(viewer.soundNote().isEmpty()) << viewer.soundNote().toStdString();
+    viewer.closePanel();
+}
