@@ -2,6 +2,8 @@
 
 #include <QAction>
 #include <QHBoxLayout>
+#include "widgets/Icons.h"
+
 #include <QIcon>
 #include <QMenu>
 #include <QPainter>
@@ -18,7 +20,7 @@ ControlBar::ControlBar(QWidget* parent)
     layout_->setSpacing(4);
     layout_->addStretch(1);
     more_->setObjectName("controlBarOverflow");
-    more_->setIcon(QIcon(":/atrium/icons/more.svg"));
+    more_->setIcon(atriumIcon("more"));
     more_->setIconSize(QSize(24, 24));
     more_->setToolTip("More: what does not fit the bar");
     more_->setPopupMode(QToolButton::InstantPopup);

@@ -17,6 +17,8 @@
 #include <QApplication>
 #include <QComboBox>
 #include <QHBoxLayout>
+#include "widgets/Icons.h"
+
 #include <QIcon>
 #include <QLabel>
 #include <QMenu>
@@ -29,31 +31,18 @@
 #include <QWidgetAction>
 
 namespace atrium::widgets {
-namespace {
-
-QIcon icon(const char* name) { return QIcon(QString(":/atrium/icons/%1.svg").arg(name)); }
-
-/// An icon with one picture while the action is off and another while it is on.
-QIcon toggleIcon(const char* off, const char* on) {
-    QIcon i;
-    i.addFile(QString(":/atrium/icons/%1.svg").arg(off), {}, QIcon::Normal, QIcon::Off);
-    i.addFile(QString(":/atrium/icons/%1.svg").arg(on), {}, QIcon::Normal, QIcon::On);
-    return i;
-}
-
-} // namespace
 
 void MainWindow::buildActions() {
     // P plays narratives (docs/narratives.md); the blood pauses with Shift+P.
     playPause_ = makeAction(this, "Pause", QKeySequence(Qt::SHIFT | Qt::Key_P), "Pause or resume the blood", true);
-    playPause_->setIcon(toggleIcon("pause", "play"));
+    playPause_->setIcon(atriumToggleIcon("pause", "play"));
     playPause_->setObjectName("pauseAction");
     connect(playPause_, &QAction::toggled, this, [this](bool paused) {
         playPause_->setText(paused ? "Play" : "Pause");
         if (auto* r = view_->bloodSource()) r->setPaused(paused);
     });
     step_ = makeAction(this, "Step", Qt::Key_N, "Advance the paused blood by one time step");
-    step_->setIcon(icon("step"));
+    step_->setIcon(atriumIcon("step"));
     connect(step_, &QAction::triggered, this, [this] {
         playPause_->setChecked(true);
         if (auto* r = view_->bloodSource()) r->stepOnce();
@@ -63,7 +52,7 @@ void MainWindow::buildActions() {
                            "off: simulate the blood live",
                            true);
     realTime_->setObjectName("realTimeFlowAction");
-    realTime_->setIcon(icon("baked"));
+    realTime_->setIcon(atriumIcon("baked"));
     connect(realTime_, &QAction::toggled, this, &MainWindow::setRealTimeFlow);
     openBeat_ = makeAction(this, "Open a baked beat...", QKeySequence(Qt::CTRL | Qt::Key_B),
                            "Play a beat baked for this heart (saved with Save the baked beat, or by atrium-sim heart "
@@ -76,17 +65,17 @@ void MainWindow::buildActions() {
     saveBeat_->setEnabled(false);
     connect(saveBeat_, &QAction::triggered, this, &MainWindow::saveBakedBeat);
     reset_ = makeAction(this, "Reset", Qt::Key_R, "Start the blood again from a filled, still heart");
-    reset_->setIcon(icon("reset"));
+    reset_->setIcon(atriumIcon("reset"));
     connect(reset_, &QAction::triggered, this, [this] { restartSimulation(choices_); });
     home_ = makeAction(this, "Home", Qt::Key_H, "Back to the front view of the whole heart");
     home_->setObjectName("homeAction");
-    home_->setIcon(icon("home"));
+    home_->setIcon(atriumIcon("home"));
     connect(home_, &QAction::triggered, view_, &SceneView::goHome);
     clip_ = makeAction(this, "Cut open", Qt::Key_C, "Cut away the half of the wall nearer to you", true);
-    clip_->setIcon(icon("cut"));
+    clip_->setIcon(atriumIcon("cut"));
     connect(clip_, &QAction::toggled, this, [this](bool on) { view_->setClipping(on); });
     wireframe_ = makeAction(this, "Wireframe", Qt::Key_X, "Draw the wall's triangles as lines", true);
-    wireframe_->setIcon(icon("wireframe"));
+    wireframe_->setIcon(atriumIcon("wireframe"));
     connect(wireframe_, &QAction::toggled, view_, &SceneView::setWireframe);
     showBlood_ = makeAction(this, "Blood", Qt::Key_B, "Show or hide the blood", true);
     showBlood_->setChecked(true);
@@ -95,22 +84,22 @@ void MainWindow::buildActions() {
     showHud_->setChecked(true);
     connect(showHud_, &QAction::toggled, view_, &SceneView::setHudVisible);
     helpAction_ = makeAction(this, "Keys and mouse", Qt::Key_F1, "Show the keys and mouse actions");
-    helpAction_->setIcon(icon("help"));
+    helpAction_->setIcon(atriumIcon("help"));
     connect(helpAction_, &QAction::triggered, this, [this] {
         if (help_->isVisible()) return help_->hide();
         help_->showShortcuts(menuBar());
     });
     // Ctrl+S saves the narratives (the document being authored); F12 takes a screenshot.
     screenshot_ = makeAction(this, "Screenshot...", Qt::Key_F12, "Save the view as a PNG image of any size");
-    screenshot_->setIcon(icon("screenshot"));
+    screenshot_->setIcon(atriumIcon("screenshot"));
     connect(screenshot_, &QAction::triggered, this, &MainWindow::saveScreenshot);
     record_ = makeAction(this, "Record video", QKeySequence(Qt::CTRL | Qt::Key_R),
                          "Record the view to an MP4 video; again to stop and save", true);
-    record_->setIcon(toggleIcon("record", "recording"));
+    record_->setIcon(atriumToggleIcon("record", "recording"));
     connect(record_, &QAction::toggled, this, &MainWindow::toggleRecording);
     solverPanel_ = makeAction(this, "Parameters...", QKeySequence(Qt::CTRL | Qt::Key_P),
                               "Particle budget, heart rate, viscosity, speed of sound");
-    solverPanel_->setIcon(icon("parameters"));
+    solverPanel_->setIcon(atriumIcon("parameters"));
     solverPanel_->setObjectName("parametersAction");
     connect(solverPanel_, &QAction::triggered, this, &MainWindow::openSolverPanel);
     loadVolumes_ = makeAction(this, "Volume series...", QKeySequence(Qt::CTRL | Qt::Key_O),
@@ -137,7 +126,7 @@ void MainWindow::buildActions() {
                               "Walk through the heart: mouse looks, W A S D Q E move"};
     for (int k = 0; k < 3; ++k) {
         QAction* a = makeAction(this, modes[k].first, modeKeys[k], modeTips[k], true);
-        a->setIcon(icon(modeIcons[k]));
+        a->setIcon(atriumIcon(modeIcons[k]));
         a->setData(int(modes[k].second));
         modes_->addAction(a);
         connect(a, &QAction::triggered, this, [this, mode = modes[k].second] { view_->setNavigationMode(mode); });
@@ -292,7 +281,7 @@ void MainWindow::buildControlBar() {
     bar_->addWidget(colour, colourMenu_->menuAction());
 
     // One toggle for the two fluid modes, kept in step with the menu's choice.
-    auto* surface = new QAction(icon("surface"), "Liquid surface", this);
+    auto* surface = new QAction(atriumIcon("surface"), "Liquid surface", this);
     surface->setObjectName("fluidSurfaceToggle");
     surface->setCheckable(true);
     surface->setToolTip("Draw the blood as a smooth liquid surface instead of spheres (F6; F5: spheres)");

@@ -17,6 +17,8 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
+#include "widgets/Icons.h"
+
 #include <QIcon>
 #include <QInputDialog>
 #include <QMainWindow>
@@ -41,7 +43,6 @@ using narrative::OverlayKind;
 
 namespace {
 
-QIcon icon(const char* name) { return QIcon(QString(":/atrium/icons/%1.svg").arg(name)); }
 
 QString poseKey(const narrative::CameraPose& p) {
     return QString("%1 %2 %3 %4 %5")
@@ -110,29 +111,29 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     });
 
     play_ = makeAction(window, "Play narrative", Qt::Key_P, "Play or pause the narrative");
-    play_->setIcon(icon("play"));
+    play_->setIcon(atriumIcon("play"));
     connect(play_, &QAction::triggered, playback_, &NarrativePlayback::togglePlay);
     previous_ = makeAction(window, "Previous node", Qt::Key_Left, "Go to the previous node");
-    previous_->setIcon(icon("node-previous"));
+    previous_->setIcon(atriumIcon("node-previous"));
     connect(previous_, &QAction::triggered, playback_, &NarrativePlayback::previous);
     next_ = makeAction(window, "Next node", Qt::Key_Right, "Go to the next node (also continues a node waiting for a key)");
-    next_->setIcon(icon("node-next"));
+    next_->setIcon(atriumIcon("node-next"));
     connect(next_, &QAction::triggered, playback_, &NarrativePlayback::next);
     stop_ = makeAction(window, "Stop narrative", Qt::Key_Escape, "Stop the narrative and take the camera");
-    stop_->setIcon(icon("narrative-stop"));
+    stop_->setIcon(atriumIcon("narrative-stop"));
     connect(stop_, &QAction::triggered, playback_, &NarrativePlayback::stop);
     // Shift+L: L labels the chambers (two actions on one key would both be dead).
     loop_ = makeAction(window, "Loop", QKeySequence(Qt::SHIFT | Qt::Key_L),
                        "Start again from the first node after the last", true);
-    loop_->setIcon(icon("narrative-loop"));
+    loop_->setIcon(atriumIcon("narrative-loop"));
     connect(loop_, &QAction::toggled, playback_, &NarrativePlayback::setLoop);
     addNode_ = makeAction(window, "+", Qt::Key_Insert, "Add a node from the current view and view state");
     addNode_->setObjectName("addNode");
-    addNode_->setIcon(icon("node-add"));
+    addNode_->setIcon(atriumIcon("node-add"));
     connect(addNode_, &QAction::triggered, this, &NarrativeWorkspace::addNodeFromView);
     removeNode_ = makeAction(window, QString::fromUtf8("\u2212"), QKeySequence(Qt::CTRL | Qt::Key_Delete), "Remove the selected node");
     removeNode_->setObjectName("removeNode");
-    removeNode_->setIcon(icon("node-remove"));
+    removeNode_->setIcon(atriumIcon("node-remove"));
     connect(removeNode_, &QAction::triggered, this, [this] { editor_->removeNode(selectedNode()); });
     // The keyboard's and the menu's way to reorder (a card can also be dragged).
     moveNodeEarlier_ = makeAction(window, "Move node earlier", QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Left),
@@ -148,7 +149,7 @@ void NarrativeWorkspace::buildActions(QMainWindow* window) {
     connect(updateNode_, &QAction::triggered, this, [this] { updateNodeFromView(selectedNode()); });
     editOverlays_ = makeAction(window, "Edit overlays", QKeySequence(Qt::CTRL | Qt::Key_E),
                                "Lay out the selected node's text, images, video, sound and 3D labels", true);
-    editOverlays_->setIcon(icon("overlays"));
+    editOverlays_->setIcon(atriumIcon("overlays"));
     connect(editOverlays_, &QAction::toggled, this, &NarrativeWorkspace::setEditingOverlays);
     undo_ = editor_->undoStack()->createUndoAction(window, "Undo");
     undo_->setShortcut(QKeySequence::Undo);
@@ -314,7 +315,7 @@ void NarrativeWorkspace::refresh() {
     for (QAction* a : {play_, next_, previous_, exportVideo_}) a->setEnabled(nodes);
     stop_->setEnabled(playback_->active());
     play_->setText(playback_->playing() ? "Pause narrative" : "Play narrative");
-    play_->setIcon(icon(playback_->playing() ? "pause" : "play"));
+    play_->setIcon(atriumIcon(playback_->playing() ? "pause" : "play"));
     removeNode_->setEnabled(selectedNode() >= 0);
     moveNodeEarlier_->setEnabled(selectedNode() > 0);
     moveNodeLater_->setEnabled(selectedNode() >= 0 && n && selectedNode() + 1 < int(n->nodes.size()));

@@ -1065,3 +1065,26 @@ TEST(LectureUi, ASoundSaysWhenThisComputerHasNoAudioDevice) {
         EXPECT_TRUE(viewer.soundNote().isEmpty()) << viewer.soundNote().toStdString();
     viewer.closePanel();
 }
+
+namespace {
+/// The mean opacity of an icon's picture in `mode` at the bars' size.
+double meanAlpha(const QIcon& icon, QIcon::Mode mode) {
+    const QImage image = icon.pixmap(QSize(22, 22), mode).toImage().convertToFormat(QImage::Format_ARGB32);
+    double sum = 0.0;
+    for (int y = 0; y < image.height(); ++y)
+        for (int x = 0; x < image.width(); ++x) sum += qAlpha(image.pixel(x, y));
+    return sum / (255.0 * std::max(1, image.width() * image.height()));
+}
+} // namespace
+
+// Issue 23: in a locked lecture the narrative bar's + and - looked enabled (disabled,
+// with their tooltips right, but Qt's greying of these light icons stayed bright).
+TEST(LectureUi, ALockedLecturesEditButtonsLookDisabled) {
+    auto w = openLecture(kLecture);
+    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
+    QAction* add = w->narratives()->addNodeAction();
+    EXPECT_FALSE(add->isEnabled()) << "a locked lecture's narratives can be edited";
+    const double normal = meanAlpha(add->icon(), QIcon::Normal), disabled = meanAlpha(add->icon(), QIcon::Disabled);
+    ASSERT_GT(normal, 0.02) << "the icon draws nothing";
+    EXPECT_LT(disabled, 0.5 * normal) << "the disabled + is not faded: " << disabled << " against " << normal;
+}
