@@ -371,6 +371,8 @@ void SceneView::paintOverlays() {
     state.unbindVertexBufferObject();
     state.unbindElementBufferObject();
     state.disableAllVertexArrays();
+    QOpenGLFunctions* f = context()->functions();
+    f->glActiveTexture(GL_TEXTURE0);
     {
         QPainter gl(this);
         const qreal ratio = devicePixelRatioF();
@@ -393,7 +395,6 @@ void SceneView::paintOverlays() {
     // back as recorded (State::dirtyAllModes would invert the record instead, and a
     // mode QPainter left alone would then stay wrong for a frame: the blood's point
     // size, for one). Attributes, arrays and the program are simply applied again.
-    QOpenGLFunctions* f = context()->functions();
     const auto restore = [f](const osg::State::ModeMap& modes) {
         for (const auto& [mode, stack] : modes)
             if (stack.valid) stack.last_applied_value ? f->glEnable(mode) : f->glDisable(mode);

@@ -1179,4 +1179,31 @@ TEST(Viewer, PicturesOverTheViewArePaintedInItsFrameAndLeaveTheSceneAsItWas) {
     EXPECT_EQ(changedElsewhere, 0) << "away from the pictures, the frame is not the scene";
 }
 
+// Issue 23: in surface mode (F6) the pictures over the view (the statistics, chamber
+// labels, legend and cycle panel) were drawn as solid black boxes, every frame.
+TEST(Viewer, SurfaceModeKeepsThePicturesOverTheView) {
+    auto w = openViewer();
+    ASSERT_TRUE(waitForBlood(*w, 1));
+    SceneView* v = w->sceneView();
+    widgets::CardiacCyclePanel* panel = w->cyclePanel();
+    ASSERT_TRUE(panel->isVisible());
+    v->setFluidMode(widgets::FluidMode::Surface);
+    const std::uint64_t frames0 = v->framesRendered();
+    ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames0 + 10; }, 60));
+    const QImage frame = v->grabFramebuffer().convertToFormat(QImage::Format_RGB32);
+    if (const QString shots = qEnvironmentVariable("ATRIUM_UI_SHOTS"); !shots.isEmpty()) frame.save(shots + "/surface.png");
+    const QRect r = panel->geometry() & frame.rect();
+    ASSERT_FALSE(r.isEmpty());
+    int black = 0, bright = 0;
+    for (int y = r.top(); y <= r.bottom(); ++y)
+        for (int x = r.left(); x <= r.right(); ++x) {
+            const QRgb p = frame.pixel(x, y);
+            black += qRed(p) < 4 && qGreen(p) < 4 && qBlue(p) < 4;
+            bright += qGray(p) > 120; // its text and curves
+        }
+    const int pixels = r.width() * r.height();
+    EXPECT_LT(black, pixels / 2) << "the cycle panel is a black box in surface mode";
+    EXPECT_GT(bright, pixels / 200) << "the cycle panel's curves and text are not drawn in surface mode";
+}
+
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumUiTest"); }
