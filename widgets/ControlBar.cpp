@@ -1,9 +1,8 @@
 #include "widgets/ControlBar.h"
+#include "widgets/Icons.h"
 
 #include <QAction>
 #include <QHBoxLayout>
-#include "widgets/Icons.h"
-
 #include <QIcon>
 #include <QMenu>
 #include <QPainter>

@@ -11,14 +11,13 @@
 #include "widgets/MakeAction.h"
 #include "widgets/SceneView.h"
 #include "widgets/SimulationRunner.h"
+#include "widgets/Icons.h"
 
 #include <QAction>
 #include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
 #include <QHBoxLayout>
-#include "widgets/Icons.h"
-
 #include <QIcon>
 #include <QLabel>
 #include <QMenu>

@@ -9,6 +9,7 @@
 #include "widgets/NarrativeVideoExport.h"
 #include "widgets/OverlayLayer.h"
 #include "widgets/SceneView.h"
+#include "widgets/Icons.h"
 
 #include <QAction>
 #include <QBuffer>
@@ -17,8 +18,6 @@
 #include <QElapsedTimer>
 #include <QFileDialog>
 #include <QFileInfo>
-#include "widgets/Icons.h"
-
 #include <QIcon>
 #include <QInputDialog>
 #include <QMainWindow>
@@ -42,7 +41,6 @@ using narrative::OverlayItem;
 using narrative::OverlayKind;
 
 namespace {
-
 
 QString poseKey(const narrative::CameraPose& p) {
     return QString("%1 %2 %3 %4 %5")

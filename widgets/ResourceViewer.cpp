@@ -114,7 +114,10 @@ ResourceViewer::ResourceViewer(QWidget* parent) : QFrame(parent) {
     controls->addWidget(playPause_);
     controls->addWidget(position_, 1);
     mediaLayout->addLayout(controls);
-    soundNote_ = new QLabel(mediaPage_);
+    // Said on the panel, not only in a tooltip: without a device the player may not move.
+    soundNote_ = new QLabel("No audio device on this computer: the sound cannot be heard here. Connect speakers or "
+                            "headphones and open the resource again.",
+                            mediaPage_);
     soundNote_->setObjectName("soundNote");
     soundNote_->setWordWrap(true);
     soundNote_->hide();
@@ -156,9 +159,6 @@ QMediaPlayer* ResourceViewer::player() {
 void ResourceViewer::play() {
     const bool heard = routeSoundIfPossible(*player(), *audio_);
     playPause_->setToolTip(heard ? "Play or pause" : "Play or pause (no audio device here: the sound is silent)");
-    // Said on the panel, not only in a tooltip: without a device the player may not move.
-    soundNote_->setText("No audio device on this computer: the sound cannot be heard here. Connect speakers or "
-                        "headphones and open the resource again.");
     soundNote_->setVisible(!heard);
     player_->play();
 }

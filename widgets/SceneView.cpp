@@ -371,6 +371,8 @@ void SceneView::paintOverlays() {
     state.unbindVertexBufferObject();
     state.unbindElementBufferObject();
     state.disableAllVertexArrays();
+    // QPainter's engine takes unit 0 to be active; the surface's composite pass leaves
+    // unit 1 so, and the pictures' images were then sampled as black.
     QOpenGLFunctions* f = context()->functions();
     f->glActiveTexture(GL_TEXTURE0);
     {

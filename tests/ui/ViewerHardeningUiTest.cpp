@@ -1,5 +1,6 @@
 // The viewer never retries at start-up a heart that crashed or failed last time
-// (issue 11): it shows the synthetic heart instead and says why.
+// (issue 11): it shows the synthetic heart instead and says why. And a heart asked for
+// while another loads is loaded once that one ends.
 
 #include "UiTestSupport.h"
 #include "widgets/HeartLoader.h"
@@ -104,8 +105,6 @@ TEST(ViewerStartup, AHeartThatFailedToLoadIsNotRetriedAndTheNextStartSaysWhy) {
     QSettings().clear();
 }
 
-int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "ViewerHardening"); }
-
 // A load started from a handler of the last one's loaded() (as MainWindow starts the
 // heart it was asked for meanwhile, e.g. a lecture's) delivers its heart too: the loader
 // once dropped that result, and the replay of a lecture waited for it forever.
@@ -115,7 +114,9 @@ TEST(HeartLoading, ALoadStartedWhenTheLastOneLoadedDeliversItsHeart) {
     const auto adult = heart::HeartSource::fromPreset("adult"); // prepared for the run: quick
     int loads = 0;
     QObject::connect(&loader, &widgets::HeartLoader::loaded, [&] {
-        if (++loads == 1) EXPECT_TRUE(loader.start(adult, {})) << "the second load did not start";
+        if (++loads == 1) {
+            EXPECT_TRUE(loader.start(adult, {})) << "the second load did not start";
+        }
     });
     bool failed = false;
     QObject::connect(&loader, &widgets::HeartLoader::failed, [&] { failed = true; });
@@ -125,3 +126,5 @@ TEST(HeartLoading, ALoadStartedWhenTheLastOneLoadedDeliversItsHeart) {
     EXPECT_FALSE(failed);
     EXPECT_TRUE(waitFor([&] { return !loader.busy(); }, 10));
 }
+
+int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "ViewerHardening"); }

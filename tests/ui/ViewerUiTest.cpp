@@ -22,6 +22,8 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QCursor>
+#include <QScreen>
 #include <QDir>
 #include <QElapsedTimer>
 #include <QKeyEvent>
@@ -1120,9 +1122,11 @@ TEST(Viewer, PicturesOverTheViewArePaintedInItsFrameAndLeaveTheSceneAsItWas) {
     // A steady view is measured: a picture that moved, resized, showed or hid, or a
     // window repainted as a whole (the menu bar, outside the view, saw it), repaints
     // the widgets it overlaps once, which a loaded machine may delay into the interval.
-    // Such an interval is measured again.
+    // Such an interval is measured again (the HUD resizes as its text's width changes).
+    // The pointer away from the window: a picture under it repaints with hover.
+    QCursor::setPos(w->screen()->geometry().bottomRight());
     std::map<QWidget*, std::unique_ptr<PaintCounter>> painted;
-    for (int attempt = 0; attempt < 4; ++attempt) {
+    for (int attempt = 0; attempt < 8; ++attempt) {
         painted.clear();
         GeometryWitness settled;
         PaintCounter windowPaints;
@@ -1143,12 +1147,17 @@ TEST(Viewer, PicturesOverTheViewArePaintedInItsFrameAndLeaveTheSceneAsItWas) {
             child->removeEventFilter(counter.get());
             child->removeEventFilter(&settled);
         }
-        if (settled.events.isEmpty() && windowPaints.paints == 0) break;
-        ASSERT_LT(attempt, 3) << "four intervals of 40 frames, none steady: " << settled.events.join(", ").toStdString()
-                              << "; window repaints " << windowPaints.paints;
+        // The repaints such an event causes may also land in the next interval (seen as
+        // every picture repainted once, with no event): only an interval with no event
+        // and no repaint passes. A picture that repaints itself does so in every one.
+        QStringList repainted;
+        for (const auto& [child, counter] : painted)
+            if (counter->paints > 0) repainted << child->objectName() + " (" + counter->seen.join(",") + ")";
+        if (settled.events.isEmpty() && windowPaints.paints == 0 && repainted.isEmpty()) break;
+        ASSERT_LT(attempt, 7) << "eight intervals of 40 frames, none steady: " << settled.events.join(", ").toStdString()
+                              << "; window repaints " << windowPaints.paints << "; repainted as widgets over the view: "
+                              << repainted.join(", ").toStdString();
     }
-    for (const auto& [child, counter] : painted)
-        EXPECT_EQ(counter->paints, 0) << child->objectName().toStdString() << " repainted as a widget over the view " << counter->seen.join(",").toStdString();
     v->setColorQuantity(widgets::ColorQuantity::Blood);
 
     // One moment, with no event between: the scene alone, the frame with the pictures,
