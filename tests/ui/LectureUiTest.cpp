@@ -993,6 +993,28 @@ TEST(LectureUi, ALecturesNarrativesComeFromItsPackageAndRecentListsTheLecture) {
 
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureUiTest"); }
 
+namespace {
+/// A 1280x800 window with a resource panel in it, as the lecture's window has.
+struct ViewerWindow {
+    QWidget window;
+    widgets::ResourceViewer viewer{&window};
+    /// Shows the window, then `file` as a resource of `kind` in the panel.
+    bool show(narrative::ResourceKind kind, const QString& file) {
+        window.resize(1280, 800);
+        window.show();
+        if (!QTest::qWaitForWindowExposed(&window)) return false;
+        narrative::Resource r;
+        r.id = "shown";
+        r.name = "A resource";
+        r.kind = kind;
+        QString error;
+        const bool shown = viewer.showResource(r, file, &error);
+        EXPECT_TRUE(shown) << error.toStdString();
+        return shown;
+    }
+};
+} // namespace
+
 // Issue 23: a picture opened cropped, with scroll bars: fitted only when shown, before
 // the panel's layout gave its view its size. It is fitted whole, and stays fitted as
 // the window (and the panel with it) resizes, until the user zooms.
@@ -1002,17 +1024,9 @@ TEST(LectureUi, APictureOpensFittedWholeAndStaysFittedAsTheWindowResizes) {
     QImage picture(3000, 1200, QImage::Format_RGB32);
     picture.fill(Qt::darkRed);
     ASSERT_TRUE(picture.save(file));
-    QWidget window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    widgets::ResourceViewer viewer(&window);
-    narrative::Resource r;
-    r.id = "wide";
-    r.name = "A wide picture";
-    r.kind = narrative::ResourceKind::Image;
-    QString error;
-    ASSERT_TRUE(viewer.showResource(r, file, &error)) << error.toStdString();
+    ViewerWindow window;
+    widgets::ResourceViewer& viewer = window.viewer;
+    ASSERT_TRUE(window.show(narrative::ResourceKind::Image, file));
     auto* view = viewer.findChild<QGraphicsView*>();
     ASSERT_NE(view, nullptr);
     const auto fitted = [&] {
@@ -1022,7 +1036,7 @@ TEST(LectureUi, APictureOpensFittedWholeAndStaysFittedAsTheWindowResizes) {
                !view->horizontalScrollBar()->isVisible() && !view->verticalScrollBar()->isVisible();
     };
     EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted in the panel";
-    window.resize(900, 600);
+    window.window.resize(900, 600);
     viewer.place(0);
     EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted after the window shrank";
     EXPECT_EQ(viewer.imageZoom(), 1.0);
@@ -1048,17 +1062,9 @@ TEST(LectureUi, ASoundSaysWhenThisComputerHasNoAudioDevice) {
             u16(std::uint16_t(std::int16_t(8000 * std::sin(2 * std::numbers::pi * 440 * i / rate))));
         std::ofstream(file.toStdString(), std::ios::binary) << wav;
     }
-    QWidget window;
-    window.resize(1280, 800);
-    window.show();
-    ASSERT_TRUE(QTest::qWaitForWindowExposed(&window));
-    widgets::ResourceViewer viewer(&window);
-    narrative::Resource r;
-    r.id = "tone";
-    r.name = "A tone";
-    r.kind = narrative::ResourceKind::Audio;
-    QString error;
-    ASSERT_TRUE(viewer.showResource(r, file, &error)) << error.toStdString();
+    ViewerWindow window;
+    widgets::ResourceViewer& viewer = window.viewer;
+    ASSERT_TRUE(window.show(narrative::ResourceKind::Audio, file));
     if (QMediaDevices::audioOutputs().isEmpty())
         EXPECT_TRUE(viewer.soundNote().contains("No audio device")) << viewer.soundNote().toStdString();
     else
