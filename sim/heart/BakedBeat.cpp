@@ -355,7 +355,7 @@ std::string flowCacheKey(const std::string& heartKey, double cycleSeconds, const
     k << std::setprecision(17) << "atrium-flow " << BakedBeat::kFormatVersion << "\nheart " << heartKey
       << "\ncycleSeconds " << cycleSeconds << "\nspacingMm " << s.particleSpacingMm << "\nmaxParticles "
       << s.maxParticles << "\nfill " << int(s.fill) << "\nrelaxationSteps " << s.relaxationSteps << "\ninflowSpeed "
-      << s.inflowSpeed << "\nsuctionPa " << s.diastolicSuctionPa << "\nvalveTiming " << s.valveTiming
+      << s.inflowSpeed << "\nvenousReturn " << s.venousReturn << " " << s.venousReturnMaxSpeed << "\nsuctionPa " << s.diastolicSuctionPa << "\nvalveTiming " << s.valveTiming
       << "\nisovolumicFraction " << s.isovolumicFraction << "\nsoundSpeed " << s.soundSpeed << "\nviscosity "
       << s.viscosity << "\nwallTravel " << s.wallTravelPerUpdate << "\nsettleBeats " << b.settleBeats
       << "\nframesPerBeat " << b.framesPerBeat << "\n";

@@ -69,14 +69,17 @@ HeartAnatomy HeartAnatomy::fromPhantom(const HeartPhantom& phantom) {
     mitral.role = ValveRole::Inflow;
     mitral.disc = phantom.mitralValve(0.0);
     mitral.disc.normal = -mitral.disc.normal;
-    // The reservoir: a disc in the atrium, between its centre and the valve, aimed at
-    // the valve (the pulmonary veins' blood arriving towards the ventricle).
+    // The reservoir: a disc across the atrium, behind its centre as seen from the valve
+    // (where the pulmonary veins open), aimed at the valve. Its area, 0.64 of the
+    // atrium's narrowest section (4.5 cm2 in the adult), lets the venous return in at
+    // under 1 m/s (HeartSimulationSettings::venousReturn); half its radius, 25 % of the
+    // way to the valve, needed jets of 1.5 m/s that reached the mitral valve.
     const EllipsoidShape la = phantom.leftAtrium(0.0);
     const sph::Vec3 toValve = mitral.disc.center - la.center;
     ValveDisc inflow;
-    inflow.center = la.center + toValve * 0.25f;
+    inflow.center = la.center - toValve * 0.2f;
     inflow.normal = normalized(toValve);
-    inflow.radius = 0.5 * std::min({double(la.semiAxes.x), double(la.semiAxes.y), double(la.semiAxes.z)});
+    inflow.radius = 0.8 * std::min({double(la.semiAxes.x), double(la.semiAxes.y), double(la.semiAxes.z)});
     mitral.reservoir = inflow;
 
     Valve aortic;

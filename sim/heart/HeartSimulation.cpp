@@ -31,6 +31,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
         throw std::invalid_argument("heart: wallPoseCacheMiB must be >= 0");
     if (!(settings_.inflowSpeed >= 0.0) || !std::isfinite(settings_.inflowSpeed))
         throw std::invalid_argument("heart: inflowSpeed must be finite and >= 0");
+    if (!(settings_.venousReturnMaxSpeed >= 0.0) || !std::isfinite(settings_.venousReturnMaxSpeed))
+        throw std::invalid_argument("heart: venousReturnMaxSpeed must be finite and >= 0");
     if (!(settings_.diastolicSuctionPa >= 0.0) || !std::isfinite(settings_.diastolicSuctionPa))
         throw std::invalid_argument("heart: diastolicSuctionPa must be finite and >= 0");
     if (!(settings_.topUpSeconds >= 0.0) || !std::isfinite(settings_.topUpSeconds))
@@ -240,6 +242,7 @@ void HeartSimulation::startBeat() {
     sph::HostParticles h;
     solver_->read(sph::FieldPosition, h);
     for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c) chamberCount_[c] = countChamber(c, h, nullptr);
+    beatParticles_ = solver_->particleCount();
 }
 
 double HeartSimulation::heartTime() const { return filling_ ? 0.0 : solver_->time() - beatStart_; }

@@ -47,12 +47,27 @@ struct HeartSimulationSettings {
     /// ejected ~25 % less than the later ones (53 instead of 73 ml in the cut-out
     /// phantom). 0: none.
     double topUpSeconds = 0.15;
-    /// Atrial inflow during the beat: the pulmonary veins as a reservoir. The emitter on
-    /// the inflow disc runs at this speed (m/s) and adds blood only where the atrium has
-    /// room (Solver's emitters never place a particle within 3/4 spacing of another), so
-    /// the atrium takes what the ventricle draws from it and cannot be over-filled.
-    /// 0: no inflow during the beat.
+    /// Inflow during the beat: the emitter on the disc of each reservoir (the phantom's
+    /// pulmonary veins, a series' vestibule) adds blood only where there is room
+    /// (Solver's emitters never place a particle within 3/4 spacing of another), so the
+    /// reservoir cannot be over-filled. A reservoir in a vestibule (a still tube behind
+    /// a series' valve) runs at this speed (m/s); 0: no inflow during the beat.
     double inflowSpeed = 1.5;
+    /// A reservoir in an atrium (a region behind the valve whose own volume changes over
+    /// the cycle, more than a tenth of its chamber's peak rate: the phantom's left
+    /// atrium) is a venous return (true): at each moment its emitter lets in the blood
+    /// the wall makes room for - the atrium's own growth (while the mitral valve is
+    /// shut: the pulmonary veins' S wave) plus, while its valve is open, the chamber's
+    /// filling (the D wave) - and what the blood lacks against the wall's volume since
+    /// the beat began (made up within 50 ms), at that flow over the disc's area, at most
+    /// venousReturnMaxSpeed; none while the atrium shrinks faster than the chamber
+    /// draws (atrial contraction). false: inflowSpeed throughout, as before issue 22,
+    /// when 1.5 m/s jets from a smaller disc reached the mitral valve and read as its E
+    /// wave (docs/physiology.md). A vestibule keeps inflowSpeed: its tube is no wider
+    /// than the valve, and a venous return there left the cut-out ventricle 5 % under
+    /// rest density at end-diastole (the push of the constant speed fills it).
+    bool venousReturn = true;
+    double venousReturnMaxSpeed = 1.0; ///< m/s
     /// The most tension the blood carries (Pa; SolverParameters::maxTension): the
     /// ventricle's expansion draws blood from the atrium - diastolic suction - as in a
     /// heart, where the left ventricle's pressure falls a few mmHg below the atrium's.
@@ -278,6 +293,8 @@ private:
     /// A blow-up, said again with what the heart was doing (compression by the wall).
     [[noreturn]] void explainBlowUp(const sph::SimulationBlowUp& e) const;
     double sampledRate(const std::vector<double>& table, double cycleFraction) const;
+    /// Sets each reservoir's emitter for `cycleFraction` (see venousReturn).
+    void setReservoirInflow(double cycleFraction);
 
     const MovingHeartMesh& heart_;
     double cycleSeconds_;
@@ -302,6 +319,16 @@ private:
     std::vector<ValveSlot> valveSlots_;               // every valve, chamber by chamber
     std::vector<std::vector<double>> rateMlPerS_;     // per chamber, over the cycle, smoothed
     std::vector<double> peakRateMlPerS_;              // per chamber
+    /// Per valve slot with a reservoir (others empty), over the cycle, smoothed: d/dt of
+    /// the volume beyond the valve (the wall's triangles beyond it, nearer it than the
+    /// chamber's other valves), ml/s.
+    std::vector<std::vector<double>> reservoirRateMlPerS_;
+    /// Per valve slot: whether its reservoir lies in an atrium (see venousReturn).
+    std::vector<bool> reservoirInAtrium_;
+    /// The whole wall's enclosed volume over the cycle, less its value at the cycle's
+    /// start (ml; the integral of its smoothed rate, periodic).
+    std::vector<double> poolVolumeMl_;
+    std::size_t beatParticles_ = 0; ///< at the beat's start (phase 0, where poolVolumeMl_ is 0)
     std::vector<std::vector<std::uint8_t>> fillingTable_, emptyingTable_; // per chamber, over the cycle
     std::vector<ChamberPressureCurves> pressureCurves_; // per chamber (one without anatomy)
     std::vector<std::vector<std::uint16_t>> triangleChamber_; // per phase, per triangle (several chambers)

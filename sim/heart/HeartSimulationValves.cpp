@@ -1,10 +1,11 @@
 // HeartSimulation's valves and the blood through them: the chambers' volume rates that
-// time the valves, the valve planes, and the blood counted in each chamber and through
-// each valve (HeartSimulation.h).
+// time the valves, the valve planes, the reservoirs' inflow (the venous return), and the
+// blood counted in each chamber and through each valve (HeartSimulation.h).
 #include "sim/heart/HeartSimulation.h"
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 #include <optional>
 #include <sstream>
 
@@ -25,6 +26,16 @@ void HeartSimulation::sampleVolumeRates() {
     const int n = std::max(200, 8 * heart_.frameCount());
     const std::size_t chambers = std::max<std::size_t>(anatomy_.chambers.size(), 1);
     std::vector<std::vector<double>> rate(chambers, std::vector<double>(std::size_t(n), 0.0));
+    // The whole wall, then the reservoirs' regions (see reservoirRateMlPerS_), after the
+    // chambers' rows.
+    const std::size_t poolRow = rate.size();
+    rate.emplace_back(std::size_t(n), 0.0);
+    std::vector<std::size_t> reservoirRow(valveSlots_.size(), 0);
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        if (valveSlots_[i].valve->reservoir) {
+            reservoirRow[i] = rate.size();
+            rate.emplace_back(std::size_t(n), 0.0);
+        }
     const float orientation = heart_.phaseMesh(0).enclosedVolume() >= 0.0 ? 1.f : -1.f;
     const int P = heart_.phaseCount();
     sph::TriangleMesh mesh;
@@ -40,10 +51,25 @@ void HeartSimulation::sampleVolumeRates() {
             const auto& tr = mesh.triangles[tri];
             const std::size_t c = triangleChamber_.empty() ? 0 : triangleChamber_[std::size_t(m)][tri];
             const sph::Vec3 a = mesh.vertices[tr[0]], b = mesh.vertices[tr[1]], cc = mesh.vertices[tr[2]];
-            if (!anatomy_.chambers.empty() && !HeartAnatomy::insideValves(anatomy_.chambers[c], (a + b + cc) * (1.f / 3.f)))
-                continue;
+            const sph::Vec3 centroid = (a + b + cc) * (1.f / 3.f);
             const sph::Vec3 v = (velocity[tr[0]] + velocity[tr[1]] + velocity[tr[2]]) * (1.f / 3.f);
-            rate[c][std::size_t(j)] += 0.5 * double(dot(v, cross(b - a, cc - a))) * orientation * 1e-3; // ml/s
+            const double flux = 0.5 * double(dot(v, cross(b - a, cc - a))) * orientation * 1e-3; // ml/s
+            rate[poolRow][std::size_t(j)] += flux;
+            std::size_t row = c;
+            if (!anatomy_.chambers.empty() && !HeartAnatomy::insideValves(anatomy_.chambers[c], centroid)) {
+                // Beyond a valve: the nearest valve of the chamber it lies beyond, if that
+                // one has a reservoir.
+                std::optional<std::size_t> nearest;
+                float best = 1e30f;
+                for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+                    const Valve& valve = *valveSlots_[i].valve;
+                    if (valveSlots_[i].chamber != c || !valve.beyond(centroid)) continue;
+                    if (const float d = lengthSquared(centroid - valve.disc.center); d < best) best = d, nearest = i;
+                }
+                if (!nearest || !valveSlots_[*nearest].valve->reservoir) continue;
+                row = reservoirRow[*nearest];
+            }
+            rate[row][std::size_t(j)] += flux;
         }
         for (const sph::Vec3& v : velocity) maxWallSpeedMmPerS_ = std::max(maxWallSpeedMmPerS_, double(length(v)));
     }
@@ -56,20 +82,38 @@ void HeartSimulation::sampleVolumeRates() {
         }
         return y;
     };
+    // The flux misses the small volume drops at the half-way switches, where mesh k+1's
+    // vertices land on mesh k's surface and its flat triangles cut inside it (~1-1.5 ml
+    // per switch on the adult phantom). A periodic volume changes by nothing over a
+    // cycle: remove the mean rate, spreading that loss over the cycle.
+    for (std::vector<double>& r : rate) {
+        double mean = 0.0;
+        for (double x : r) mean += x;
+        mean /= double(n);
+        for (double& x : r) x -= mean;
+        r = smooth(r);
+    }
+    reservoirRateMlPerS_.assign(valveSlots_.size(), {});
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        if (valveSlots_[i].valve->reservoir) reservoirRateMlPerS_[i] = std::move(rate[reservoirRow[i]]);
+    poolVolumeMl_.assign(std::size_t(n), 0.0);
+    for (int j = 1; j < n; ++j)
+        poolVolumeMl_[std::size_t(j)] = poolVolumeMl_[std::size_t(j - 1)] +
+                                        0.5 * (rate[poolRow][std::size_t(j - 1)] + rate[poolRow][std::size_t(j)]) * cycleSeconds_ / n;
+    rate.resize(chambers);
+    reservoirInAtrium_.assign(valveSlots_.size(), false);
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        double own = 0.0, chamber = 0.0;
+        for (double x : reservoirRateMlPerS_[i]) own = std::max(own, std::fabs(x));
+        for (double x : rate[valveSlots_[i].chamber]) chamber = std::max(chamber, std::fabs(x));
+        reservoirInAtrium_[i] = own > 0.1 * chamber;
+    }
     rateMlPerS_.clear();
     peakRateMlPerS_.clear();
     fillingTable_.clear();
     emptyingTable_.clear();
     for (std::vector<double>& r : rate) {
-        // The flux misses the small volume drops at the half-way switches, where mesh
-        // k+1's vertices land on mesh k's surface and its flat triangles cut inside it
-        // (~1-1.5 ml per switch on the adult phantom). A periodic volume changes by
-        // nothing over a cycle: remove the mean rate, spreading that loss over the cycle.
-        double mean = 0.0;
-        for (double x : r) mean += x;
-        mean /= double(n);
-        for (double& x : r) x -= mean;
-        rateMlPerS_.push_back(smooth(r));
+        rateMlPerS_.push_back(std::move(r));
         double peak = 0.0;
         for (double x : rateMlPerS_.back()) peak = std::max(peak, std::fabs(x));
         peakRateMlPerS_.push_back(peak);
@@ -286,12 +330,9 @@ void HeartSimulation::updateValves(double cycleFraction) {
             counted[slot.chamber] = true;
         }
         solver_->setPlane(slot.plane, valvePlane(i, flows[i]));
-        // A two-way valve's reservoir lets blood in only while the chamber fills (it
-        // would feed the outlet beside it while the chamber empties).
-        if (slot.emitter && slot.valve->role == ValveRole::TwoWay)
-            solver_->setEmitterSpeed(*slot.emitter, flows[i] == ValveFlow::OutOf ? 0.f : float(settings_.inflowSpeed));
     }
     valves_ = flows;
+    setReservoirInflow(cycleFraction);
     // Suction except while a chamber contracts: tension left in the blood as systole
     // squeezed it threw the heart-failure preset's apex blood at 20 m/s. Kept through
     // the isovolumic phases and the end of diastole, when the inflow valves are shut but
@@ -305,6 +346,37 @@ void HeartSimulation::updateValves(double cycleFraction) {
     if (suction != suction_) {
         solver_->setMaxTension(suction ? std::optional<float>(float(settings_.diastolicSuctionPa)) : std::nullopt);
         suction_ = suction;
+    }
+}
+
+void HeartSimulation::setReservoirInflow(double cycleFraction) {
+    // The blood the pool lacks against the wall's volume since the beat started (ml;
+    // what left through the outlets included), made up within kMakeUpSeconds, shared
+    // by the venous returns.
+    constexpr double kMakeUpSeconds = 0.05;
+    std::size_t reservoirs = 0;
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) reservoirs += valveSlots_[i].emitter && reservoirInAtrium_[i] ? 1 : 0;
+    const double lackingMl = sampledRate(poolVolumeMl_, cycleFraction) -
+                             (double(solver_->particleCount()) - double(beatParticles_)) * particleVolumeMl();
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        const ValveSlot& slot = valveSlots_[i];
+        if (!slot.emitter) continue;
+        // A two-way valve's reservoir lets blood in only while the chamber fills (it
+        // would feed the outlet beside it while the chamber empties).
+        if (valves_[i] == ValveFlow::OutOf) {
+            solver_->setEmitterSpeed(*slot.emitter, 0.f);
+            continue;
+        }
+        double speed = settings_.inflowSpeed;
+        if (settings_.venousReturn && reservoirInAtrium_[i]) {
+            // ml/s over mm^2 = m/s.
+            double flow = sampledRate(reservoirRateMlPerS_[i], cycleFraction);
+            if (valves_[i] == ValveFlow::Into) flow += std::max(0.0, chamberVolumeRateMlPerS(cycleFraction, slot.chamber));
+            flow += lackingMl / double(reservoirs) / kMakeUpSeconds;
+            const double radius = slot.valve->reservoir->radius, area = std::numbers::pi * radius * radius;
+            speed = std::clamp(flow / area, 0.0, settings_.venousReturnMaxSpeed);
+        }
+        solver_->setEmitterSpeed(*slot.emitter, float(speed));
     }
 }
 

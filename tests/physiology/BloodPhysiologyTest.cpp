@@ -11,10 +11,10 @@
 //  - Guyton & Hall's Wiggers diagram: aortic ~120/80 mmHg, LV systolic ~ aortic,
 //    LV end-diastolic 5-12 mmHg (held 4-14).
 // And an invariant of the blood: the mean speed across a valve is its flow over its area
-// (continuity) within 20 %. What the blood does not meet yet is printed, not held
-// (docs/physiology.md lists it): the normal peak aortic velocity, E and A, the LV peak
-// within 15 mmHg of the aorta's, the stroke out of the aortic valve within 5 % of the
-// wall's, the filling of the ventricle, and density.
+// (continuity) within 20 %, and the stroke out of the aortic valve is the wall's within
+// 5 %. What the blood does not meet yet is printed, not held (docs/physiology.md lists
+// it): the normal peak aortic velocity, A, the LV peak within 15 mmHg of the aorta's,
+// the filling of the ventricle in early diastole, and density.
 //
 // On the CPU each runs what it must measure: two beats of the normal adult (its second
 // beat measured, as the issue's figures were) and the first systole of the stenosis.
@@ -125,13 +125,20 @@ TEST(BloodPhysiology, TheNormalAdultsSecondBeat) {
     EXPECT_LE(aorticP95, 2.5);
 
     // The mitral valve, E in rapid filling and A in atrial contraction (the phantom's
-    // phases, docs/heart-phantom.md); printed, not held: the inflow is an emitter whose
-    // jets (1.5 m/s) reach the valve (docs/physiology.md). Normal E 0.6-1.0, A 0.3-0.7 m/s.
+    // phases, docs/heart-phantom.md). E (p95) within the normal 0.6-1.0 m/s, since the
+    // inflow is a venous return (HeartSimulationSettings::venousReturn; the emitter's
+    // 1.5 m/s jets read 1.5 before). A is printed, not held: its mean across the valve
+    // meets continuity, but single samples of its p95 reach 0.9-1.1 m/s (normal
+    // 0.3-0.7; docs/physiology.md).
     const heart::BeatProbe::ValveSamples& mitral = valve(r, "mitral");
-    std::cout << "[ measured ] mitral p95: E " << peakOver(mitral.speedP95, timing.rapidFilling, timing.diastasis)
-              << " m/s, A " << peakOver(mitral.speedP95, timing.atrialContraction, 1.0) << " m/s; mean across in E "
+    const double eWave = peakOver(mitral.speedP95, timing.rapidFilling, timing.diastasis);
+    const double aWave = peakOver(mitral.speedP95, timing.atrialContraction, 1.0);
+    std::cout << "[ measured ] mitral p95: E " << eWave << " m/s, A " << aWave << " m/s, E/A " << eWave / aWave << "; mean across in E "
               << peakOver(mitral.meanNormalSpeed, timing.rapidFilling, timing.diastasis) << " m/s, continuity "
-              << peakRate(*r.sim, 1.0) / discAreaMm2(r.anatomy, "mitral") << " m/s\n";
+              << peakRate(*r.sim, 1.0) / discAreaMm2(r.anatomy, "mitral") << " m/s; mean across in A "
+              << peakOver(mitral.meanNormalSpeed, timing.atrialContraction, 1.0) << " m/s\n";
+    EXPECT_GE(eWave, 0.6);
+    EXPECT_LE(eWave, 1.0);
 
     // Pressures: the aorta's (the lumped model's) ~120/80; the ventricle's blood peaks
     // within 15 mmHg of it and ends diastole at 4-14 mmHg (the mean over the last 5 % of
@@ -148,17 +155,18 @@ TEST(BloodPhysiology, TheNormalAdultsSecondBeat) {
     EXPECT_NEAR(*aoMin, 80.0, 10.0);
     EXPECT_GE(lvEndDiastolic, 4.0);
     EXPECT_LE(lvEndDiastolic, 14.0);
-    // Printed, not held yet: the issue asks for the LV peak within 15 mmHg of the
-    // aortic peak (measured 15.3 at 15k particles) and the stroke out of the aortic
-    // valve within 5 % of the wall's (measured +5.6 %; docs/heart-phantom.md, the
-    // overshoot since the valves widened). Held: below the 20 mmHg at which a gradient
+    // Not held yet: the issue asks for the LV peak within 15 mmHg of the aortic peak
+    // (measured 15-18 at 15k particles). Held: below the 20 mmHg at which a gradient
     // across the aortic valve begins to read as stenosis (Baumgartner 2017; the old
     // phantom's was 37).
     EXPECT_LE(std::fabs(lvPeak - *aoMax), 20.0);
+    // The stroke out of the aortic valve is the wall's within 5 % (issue 22): the blood
+    // the ventricle ejects is what its wall squeezes out.
     const double wallStroke = *std::max_element(r.lvVolumeMl.begin(), r.lvVolumeMl.end()) -
                               *std::min_element(r.lvVolumeMl.begin(), r.lvVolumeMl.end());
     const double ejected = r.sim->valveVolumes()[std::size_t(r.sim->valveIndex("aortic"))].outMl / r.sim->beats();
     std::cout << "[ measured ] stroke out of the aortic valve " << ejected << " ml a beat, the wall's " << wallStroke << "\n";
+    EXPECT_NEAR(ejected, wallStroke, 0.05 * wallStroke);
 
     // How full and how incompressible the ventricle's blood is: printed (the figures of
     // docs/physiology.md), not held yet.

@@ -140,6 +140,9 @@ TEST(HeartSimulation, RejectsImpossibleSettings) {
     settings.wallTravelPerUpdate = 1.0;
     settings.wallPoseCacheMiB = -1.0;
     EXPECT_THROW(HeartSimulation(h.moving, 0.8, {}, settings), std::invalid_argument);
+    settings.wallPoseCacheMiB = 0.0;
+    settings.venousReturnMaxSpeed = -1.0;
+    EXPECT_THROW(HeartSimulation(h.moving, 0.8, {}, settings), std::invalid_argument);
 }
 
 TEST(HeartSimulation, TheWallDoesNotJumpWhereTheMeshesSwitch) {
@@ -350,7 +353,9 @@ TEST(HeartSimulation, BloodIsPumpedThroughTheAortaForAWholeBeat) {
               << endDiastoleBefore.meanDensity << " rho0 before the beat; " << endDiastoleAfter.particles << ", "
               << endDiastoleAfter.meanDensity << " rho0 after it\n";
     EXPECT_GT(double(endDiastoleAfter.particles), 0.9 * double(endDiastoleBefore.particles));
-    EXPECT_GT(endDiastoleAfter.meanDensity, 0.95);
+    // As dense as it began within 1 % (at 3 mm the wall's kernel deficit leaves the
+    // seeded ventricle at ~0.94 rho0; the old 1.5 m/s inflow jets packed it to 0.95+).
+    EXPECT_GT(endDiastoleAfter.meanDensity, endDiastoleBefore.meanDensity - 0.01);
 }
 
 /// Blood through the outlet in ejection (the phantom's timing()) of the first beat at 3 mm.
