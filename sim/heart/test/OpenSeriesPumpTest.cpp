@@ -4,6 +4,7 @@
 #include "HeartTestSupport.h"
 #include "OpenSeriesSupport.h"
 
+#include "sim/heart/BeatProbe.h"
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/heart/MeshSeries.h"
@@ -13,6 +14,8 @@
 #include <algorithm>
 #include <fstream>
 #include <iostream>
+#include <numbers>
+#include <optional>
 
 using namespace atrium;
 using namespace atrium::heart;
@@ -55,6 +58,11 @@ struct PumpRun {
     std::vector<HeartSimulation::EndDiastole> endDiastoles;
     double leakedPerBeat = 0.0;        ///< fraction of the particles
     std::size_t particles = 0;
+    /// The last beat at the outflow valve, as an echo lab reads it (BeatProbe): the
+    /// largest mean speed across it and of its p95 (m/s), and what continuity gives, the
+    /// wall's fastest emptying over the valve's area (m/s).
+    double outflowMeanSpeed = 0.0, outflowP95 = 0.0, outflowContinuity = 0.0;
+    double arterialMaxMmHg = 0.0, arterialMinMmHg = 0.0; ///< the Windkessel beyond it
 };
 
 /// Runs `beats` beats of blood in `heart` at `spacingMm` and reports every chamber.
@@ -66,19 +74,32 @@ std::vector<PumpRun> pumpChambers(const MovingHeartMesh& heart, const HeartAnato
     const std::size_t chambers = anatomy.chambers.size();
     std::vector<PumpRun> runs(chambers);
     std::vector<int> in(chambers, -1), out(chambers, -1);
+    std::vector<double> outflowAreaMm2(chambers, 0.0);
     for (std::size_t c = 0, n = 0; c < chambers; ++c) {
         const std::vector<double>& v = anatomy.chambers[c].phaseVolumeMl;
         runs[c].strokeVolumeMl = *std::max_element(v.begin(), v.end()) - *std::min_element(v.begin(), v.end());
         runs[c].particles = sim.solver().particleCount();
         for (const Valve& valve : anatomy.chambers[c].valves) {
             if (valve.role == ValveRole::Inflow) in[c] = int(n);
-            if (valve.role == ValveRole::Outflow) out[c] = int(n);
+            if (valve.role == ValveRole::Outflow) {
+                out[c] = int(n);
+                outflowAreaMm2[c] = std::numbers::pi * valve.disc.radius * valve.disc.radius;
+            }
             ++n;
         }
     }
     std::vector<double> ejected(chambers, 0.0), drawn(chambers, 0.0);
+    std::optional<BeatProbe> probe;
     for (int b = 0; b < beats; ++b) {
-        sim.runBeats(1.0);
+        if (b + 1 < beats) {
+            sim.runBeats(1.0);
+        } else {
+            probe.emplace(sim, double(b), 100);
+            while (sim.beats() < double(beats)) {
+                sim.step();
+                probe->observe();
+            }
+        }
         const auto& volumes = sim.valveVolumes();
         for (std::size_t c = 0; c < chambers; ++c) {
             runs[c].ejectedMl.push_back(volumes[std::size_t(out[c])].outMl - ejected[c]);
@@ -93,6 +114,15 @@ std::vector<PumpRun> pumpChambers(const MovingHeartMesh& heart, const HeartAnato
         PumpRun& r = runs[c];
         r.endDiastoles = sim.endDiastoles()[c];
         r.leakedPerBeat = double(a.leaked) / double(r.particles) / beats;
+        const BeatProbe::ValveSamples& outflow = probe->valves()[std::size_t(out[c])];
+        r.outflowMeanSpeed = *std::max_element(outflow.meanNormalSpeed.begin(), outflow.meanNormalSpeed.end());
+        r.outflowP95 = outflow.peakSpeed();
+        double emptying = 0.0;
+        for (int k = 0; k < 1000; ++k) emptying = std::max(emptying, -sim.chamberVolumeRateMlPerS(k / 1000.0, c));
+        r.outflowContinuity = emptying / outflowAreaMm2[c]; // ml/s over mm^2 = m/s
+        const std::vector<double>& arterial = sim.pressureCurves(c).downstream;
+        r.arterialMaxMmHg = *std::max_element(arterial.begin(), arterial.end());
+        r.arterialMinMmHg = *std::min_element(arterial.begin(), arterial.end());
         std::cout << "[ measured ] " << anatomy.chambers[c].name << ": stroke volume " << r.strokeVolumeMl << " ml, "
                   << r.particles << " particles of " << sim.particleVolumeMl()
                   << " ml; per beat ejected / drawn / ED particles / ED density:";
@@ -100,7 +130,10 @@ std::vector<PumpRun> pumpChambers(const MovingHeartMesh& heart, const HeartAnato
             std::cout << " [" << r.ejectedMl[std::size_t(b)] << " / " << r.drawnMl[std::size_t(b)] << " / "
                       << r.endDiastoles[std::size_t(b)].particles << " / " << r.endDiastoles[std::size_t(b)].meanDensity
                       << "]";
-        std::cout << "; leaked " << a.leaked << ", emitted " << a.emitted << ", removed " << a.removedByOutlets << "\n";
+        std::cout << "; leaked " << a.leaked << ", emitted " << a.emitted << ", removed " << a.removedByOutlets
+                  << "; last beat at the outflow: mean across " << r.outflowMeanSpeed << " m/s (continuity "
+                  << r.outflowContinuity << "), p95 " << r.outflowP95 << " m/s; arterial " << r.arterialMaxMmHg << "/"
+                  << r.arterialMinMmHg << " mmHg\n";
     }
     return runs;
 }
@@ -114,11 +147,11 @@ PumpRun pump(const MovingHeartMesh& heart, const HeartAnatomy& anatomy, double c
 /// kEndDiastolicDensity of rest density.
 ///
 /// That was 1 % (issue 10). Since issue 22's cycle, atrial contraction fills the
-/// ventricle up to the very end of diastole, and the inflow (an emitter and a 1 kPa
-/// suction cap, not yet a preload pressure) lags it: the ventricle ends diastole 1.3-1.8 %
-/// under rest density. The same lag leaves the adult's ventricle 13 % short in early
-/// filling (docs/physiology.md, open in issue 22); this bound is the lag, measured, and
-/// goes back to 1 % with a preload.
+/// ventricle up to the very end of diastole, and the blood (drawn by a 1 kPa suction
+/// cap from a vestibule's constant-speed emitter) lags it: the ventricle ends diastole
+/// 1.3-1.8 % under rest density. The same lag leaves the adult's ventricle 12 % short
+/// in early filling (docs/physiology.md, open in issue 22); this bound is the lag,
+/// measured.
 constexpr double kEndDiastolicDensity = 0.02;
 
 void expectPumps(const PumpRun& r, std::size_t beats = 3) {
@@ -269,6 +302,11 @@ TEST(OpenSeriesPump, TheSharedCardioMeshVentricleContractedToSixtyPercentPumps) 
         std::cout << "[ measured ] " << chamber.valves[i].name << ": opening " << chamber.openings[i].areaMm2
                   << " mm^2, tube radius " << chamber.valves[i].disc.radius << " mm\n";
     std::cout << "[ measured ] EDV " << edv << " ml, ESV " << esv << " ml\n";
+    // Printed above, not held yet (issue 22 asks continuity within 20 %): the outflow's
+    // mean speed across its disc against the wall's fastest emptying over the opening's
+    // area, 2.5 against 1.7 m/s at c0 = 10 m/s and 2.7 at 20, where the phantom's round
+    // valve meets it within 3 % (blood_physiology_test); and the Windkessel's arterial
+    // pressure beyond the outflow (docs/physiology.md).
     expectPumps(pump(heart, report.anatomy, 0.8, 2.2, 3));
 }
 
