@@ -115,6 +115,7 @@ void describeCycle(LoadedHeart& h) {
     h.cycle.lvName = phantom ? "LV" : "blood pool";
     timeValvesAndPressures();
     if (!phantom) return;
+    h.leaflets = heart::phantomLeaflets(*phantom, h.cycle.mitralOpen, h.cycle.aorticOpen);
     const auto v = [](sph::Vec3 p) { return narrative::Vec3{p.x, p.y, p.z}; };
     h.labels.push_back({"LV", v(phantom->lvCavityCenter(0.0))});
     h.labels.push_back({"LA", v(phantom->leftAtrium(0.0).center)});

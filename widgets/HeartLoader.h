@@ -7,6 +7,7 @@
 
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
+#include "sim/heart/ValveLeaflets.h"
 #include "widgets/BackgroundTask.h"
 #include "widgets/CardiacCyclePanel.h"
 #include "widgets/ViewAnnotations.h"
@@ -26,6 +27,8 @@ struct LoadedHeart {
     sph::Aabb boundsMm;            ///< of the wall (and the shell) over the whole cycle
     CardiacCycle cycle;            ///< chamber volumes and valves over the cycle
     std::vector<ChamberLabel> labels; ///< LV, LA, Ao where the anatomy is known; RA, RV, PA with a right heart shell
+    /// The valves' leaflets to show, timed by `cycle`'s valves (phantoms; empty: none).
+    std::vector<heart::LeafletValve> leaflets;
     /// A display-only surface around the heart (its epicardium, or the four-chamber
     /// phantom's right heart when no shellPattern is given), no blood; null: none.
     std::shared_ptr<const heart::MovingHeartMesh> shell;

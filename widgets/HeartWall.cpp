@@ -12,7 +12,8 @@ HeartWall::HeartWall(Kind kind)
     : geode_(new osg::Geode), geometry_(new osg::Geometry), vertices_(new osg::Vec3Array),
       normals_(new osg::Vec3Array), elements_(new osg::DrawElementsUInt(GL_TRIANGLES)),
       polygonMode_(new osg::PolygonMode(osg::PolygonMode::FRONT_AND_BACK, osg::PolygonMode::FILL)),
-      opacity_(new osg::Uniform("opacity", kind == Kind::Shell ? 0.12f : 0.35f)), clipEnabled_(new osg::Uniform("clipEnabled", false)),
+      opacity_(new osg::Uniform("opacity", kind == Kind::Shell ? 0.12f : kind == Kind::Leaflets ? 0.8f : 0.35f)),
+      clipEnabled_(new osg::Uniform("clipEnabled", false)),
       clipPlane_(new osg::Uniform("clipPlane", osg::Vec4(1, 0, 0, 0))) {
     geometry_->setUseDisplayList(false);
     geometry_->setUseVertexBufferObjects(true);
@@ -21,12 +22,13 @@ HeartWall::HeartWall(Kind kind)
     geometry_->setNormalArray(normals_.get(), osg::Array::BIND_PER_VERTEX);
     geometry_->addPrimitiveSet(elements_.get());
     geode_->addDrawable(geometry_.get());
-    geode_->setName(kind == Kind::Shell ? "heart shell" : "heart wall");
+    geode_->setName(kind == Kind::Shell ? "heart shell" : kind == Kind::Leaflets ? "valve leaflets" : "heart wall");
 
     osg::StateSet* ss = geode_->getOrCreateStateSet();
     ss->setAttributeAndModes(shaderProgram("heart_wall").get(), osg::StateAttribute::ON);
-    ss->addUniform(new osg::Uniform("wallColor", kind == Kind::Shell ? osg::Vec3(0.85f, 0.72f, 0.66f)
-                                                                     : osg::Vec3(0.80f, 0.42f, 0.40f)));
+    ss->addUniform(new osg::Uniform("wallColor", kind == Kind::Shell      ? osg::Vec3(0.85f, 0.72f, 0.66f)
+                                                 : kind == Kind::Leaflets ? osg::Vec3(0.95f, 0.88f, 0.74f)
+                                                                          : osg::Vec3(0.80f, 0.42f, 0.40f)));
     ss->addUniform(opacity_.get());
     ss->addUniform(clipEnabled_.get());
     ss->addUniform(clipPlane_.get());
@@ -40,7 +42,8 @@ HeartWall::HeartWall(Kind kind)
     // Translucent: drawn after the blood, tested against its depth but not writing any.
     ss->setAttributeAndModes(new osg::Depth(osg::Depth::LESS, 0.0, 1.0, false));
     // The shell lies outside the wall: drawn after it, over it.
-    ss->setRenderBinDetails(kind == Kind::Shell ? 11 : 10, "RenderBin");
+    // The leaflets lie inside the wall: drawn before it.
+    ss->setRenderBinDetails(kind == Kind::Shell ? 11 : kind == Kind::Leaflets ? 9 : 10, "RenderBin");
 }
 
 void HeartWall::update(const BloodSnapshot& snapshot) {

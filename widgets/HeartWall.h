@@ -18,7 +18,9 @@ struct BloodSnapshot;
 
 class HeartWall {
 public:
-    enum class Kind { Wall, Shell };
+    /// The wall; a display-only shell; valve leaflets (heart::ValveLeaflets: paler,
+    /// nearly opaque, drawn before the wall).
+    enum class Kind { Wall, Shell, Leaflets };
     explicit HeartWall(Kind kind = Kind::Wall);
     osg::Node* node() const { return geode_.get(); }
 

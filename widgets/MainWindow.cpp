@@ -259,6 +259,7 @@ void MainWindow::showLoadedHeart(const LoadedHeart& loaded) {
     source_ = loaded.source;
     shellPattern_ = loaded.shellPattern;
     view_->setShell(loaded.shell);
+    view_->setValveLeaflets(loaded.leaflets);
     if (!loaded.shellError.empty()) {
         const QString why = "The outer surface is not shown: " + QString::fromStdString(loaded.shellError);
         if (options_.headless) Q_EMIT loadFailed(why);

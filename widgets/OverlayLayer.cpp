@@ -28,7 +28,7 @@ OverlayLayer::OverlayLayer(SceneView* view) : QWidget(view), view_(view) {
     connect(view, &SceneView::frameRendered, this, [this] {
         if (!items_.empty()) followWall();
     });
-    view->addOverlay(this, this);
+    view->addOverlay(this, this, SceneView::OverlayLevel::Narrative);
     hide();
 }
 

@@ -70,6 +70,7 @@ osg::Vec3d toOsg(const narrative::Vec3& v) { return {v.x, v.y, v.z}; }
 SceneView::SceneView(QWidget* parent)
     : QOpenGLWidget(parent), viewer_(new osgViewer::Viewer), root_(new osg::Group), wall_(std::make_unique<HeartWall>()),
       shellWall_(std::make_unique<HeartWall>(HeartWall::Kind::Shell)),
+      leaflets_(std::make_unique<HeartWall>(HeartWall::Kind::Leaflets)),
       blood_(std::make_unique<BloodSpheres>()), fluid_(std::make_unique<FluidSurface>(blood_->geometry())),
       gizmo_(std::make_unique<ResourceGizmo>()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
     setObjectName("sceneView");
@@ -82,6 +83,8 @@ SceneView::SceneView(QWidget* parent)
     root_->addChild(wall_->node());
     root_->addChild(shellWall_->node());
     shellWall_->setVisible(false);
+    root_->addChild(leaflets_->node());
+    leaflets_->setVisible(false);
     root_->addChild(gizmo_->node());
     root_->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
     viewer_->setSceneData(root_.get());
@@ -206,10 +209,38 @@ void SceneView::updateShell() {
     }
     const auto topology = std::uint64_t(phase) + 1;
     std::vector<std::uint32_t> triangles;
-    if (topology != shellTopology_)
+    if (topology != shellTopology_) {
         for (const auto& t : mesh.triangles) triangles.insert(triangles.end(), t.begin(), t.end());
+        shellTriangles_ = triangles;
+    }
     shellWall_->update(xyz, triangles, topology);
+    shellVertexMm_ = std::move(xyz);
     shellTopology_ = topology;
+}
+
+void SceneView::setValveLeaflets(std::vector<heart::LeafletValve> valves) {
+    leafletValves_ = std::move(valves);
+    leaflets_->setVisible(!leafletValves_.empty());
+    leaflets_->update({}, {}, 0); // new triangles with the next update
+    updateLeaflets();
+}
+
+std::size_t SceneView::leafletTriangles() const { return leafletValves_.empty() ? 0 : leaflets_->triangles(); }
+
+std::vector<double> SceneView::valveOpenings() const {
+    std::vector<double> openings;
+    for (const heart::LeafletValve& v : leafletValves_) openings.push_back(shown_ ? heart::valveOpening(v.open, shown_->cyclePhase) : 0.0);
+    return openings;
+}
+
+void SceneView::updateLeaflets() {
+    if (leafletValves_.empty() || !shown_) return;
+    // At the phase of the blood on screen, as the wall in the snapshot is.
+    std::vector<float> xyz;
+    std::vector<std::uint32_t> triangles;
+    const std::vector<double> openings = valveOpenings();
+    for (std::size_t i = 0; i < leafletValves_.size(); ++i) heart::appendLeaflets(leafletValves_[i], openings[i], xyz, triangles);
+    leaflets_->update(xyz, triangles, 1); // the triangles change only with the valves
 }
 
 void SceneView::setWallOpacity(float opacity) { wall_->setOpacity(std::clamp(opacity, 0.f, 1.f)); }
@@ -247,6 +278,7 @@ void SceneView::updateClipPlane() {
     if (!clipping_) {
         wall_->setClipPlane(false);
         shellWall_->setClipPlane(false);
+        leaflets_->setClipPlane(false);
         return;
     }
     // Normal from the camera towards the centre: the near half is cut away.
@@ -257,6 +289,7 @@ void SceneView::updateClipPlane() {
     const osg::Vec4 plane(float(n.x), float(n.y), float(n.z), float(-(n.x * p.x + n.y * p.y + n.z * p.z)));
     wall_->setClipPlane(true, plane);
     shellWall_->setClipPlane(true, plane);
+    leaflets_->setClipPlane(true, plane);
 }
 
 std::pair<int, int> SceneView::pixels(int w, int h) const {
@@ -355,13 +388,17 @@ void SceneView::paintGL() {
     Q_EMIT frameRendered();
 }
 
-void SceneView::addOverlay(QWidget* widget, const ViewOverlay* overlay) { overlays_.emplace_back(widget, overlay); }
+void SceneView::addOverlay(QWidget* widget, const ViewOverlay* overlay, OverlayLevel level) {
+    // After the last of its level: annotations stay under the narrative's overlays.
+    const auto at = std::find_if(overlays_.begin(), overlays_.end(), [level](const OverlaySlot& o) { return o.level > level; });
+    overlays_.insert(at, OverlaySlot{widget, overlay, level});
+}
 
 void SceneView::paintOverlays() {
     std::vector<std::pair<const ViewOverlay*, QRegion>> parts;
-    for (const auto& [widget, overlay] : overlays_)
-        if (widget && widget->isVisible())
-            if (QRegion region = overlay->overlayRegion() & rect(); !region.isEmpty()) parts.emplace_back(overlay, region);
+    for (const OverlaySlot& o : overlays_)
+        if (o.widget && o.widget->isVisible())
+            if (QRegion region = o.overlay->overlayRegion() & rect(); !region.isEmpty()) parts.emplace_back(o.overlay, region);
     if (parts.empty()) return;
 
     // QPainter's OpenGL engine draws from client-side arrays and leaves its own state
@@ -487,6 +524,14 @@ std::optional<narrative::Vec3> SceneView::pickWall(QPointF position) const {
     return intersectWall(shown_->wallVertexMm, shown_->wallTriangles, pose.position(), ray);
 }
 
+std::size_t SceneView::surfacesCrossedTo(const narrative::Vec3& worldMm) const {
+    if (!shown_) return 0;
+    const narrative::Vec3 eye = camera_.pose().position();
+    std::size_t n = wallCrossings(shown_->wallVertexMm, shown_->wallTriangles, eye, worldMm);
+    if (shell_) n += wallCrossings(shellVertexMm_, shellTriangles_, eye, worldMm);
+    return n;
+}
+
 void SceneView::advanceFrame() {
     const double elapsed = fixedDt_ ? *fixedDt_ : clock_.restart() / 1000.0;
     // A stalled frame must not fling the camera; the baked heart keeps true time.
@@ -527,6 +572,7 @@ bool SceneView::takeSnapshot() {
     shown_ = std::move(snap);
     wall_->update(*shown_);
     updateShell();
+    updateLeaflets();
     if (const std::vector<float>* values = shown_->values(quantity_)) {
         rangeTarget_ = automaticRange(*values);
         const bool heldPerBeat = quantity_ == ColorQuantity::Speed; // not eased: it changes only between beats

@@ -10,6 +10,7 @@
 
 #include "narrative/CameraRig.h"
 #include "narrative/ResourceActivation.h"
+#include "sim/heart/ValveLeaflets.h"
 #include "widgets/ColorMap.h"
 #include "widgets/OutputGate.h"
 
@@ -78,6 +79,12 @@ public:
     /// more transparent than the wall, at the phase of the blood on screen.
     void setShell(std::shared_ptr<const heart::MovingHeartMesh> shell);
     std::size_t shellTriangles() const;
+    /// Valve leaflets to show over the blood (display only), opened and closed at the
+    /// phase on screen by their valves' intervals; empty: none.
+    void setValveLeaflets(std::vector<heart::LeafletValve> valves);
+    std::size_t leafletTriangles() const;
+    /// How open each of those valves is at the phase on screen (0 shut .. 1 open).
+    std::vector<double> valveOpenings() const;
     /// Frames a new heart: its bounds (any units and position, e.g. over the whole
     /// cycle) set the home view, the orbit centre, the zoom limits, flight speeds and
     /// the near and far planes; the camera goes home.
@@ -123,9 +130,13 @@ public:
     void setHudVisible(bool visible);
     /// Keeps the HUD below `y` (widget coordinates), e.g. clear of the control bar.
     void setOverlayTop(int y);
+    /// Where an overlay is painted: the view's own annotations (chamber labels, triad,
+    /// cycle panel) under what a narrative shows, whichever was added first.
+    enum class OverlayLevel { Annotation, Narrative };
     /// Paints `overlay` into every frame, over the scene, while `widget` (its widget,
-    /// a child of this view) is visible; in the order added. See ViewOverlay.h.
-    void addOverlay(QWidget* widget, const ViewOverlay* overlay);
+    /// a child of this view) is visible; by level, then in the order added. See
+    /// ViewOverlay.h.
+    void addOverlay(QWidget* widget, const ViewOverlay* overlay, OverlayLevel level = OverlayLevel::Annotation);
 
     /// Tests: every frame advances the controllers by exactly `dt` seconds.
     void setFixedFrameTime(std::optional<double> dt) { fixedDt_ = dt; }
@@ -169,6 +180,10 @@ public:
     /// The nearest point of the shown heart wall under `position` (widget pixels), or
     /// nullopt when the ray from the camera through it misses the wall.
     std::optional<narrative::Vec3> pickWall(QPointF position) const;
+    /// How many times the sight line from the camera to `worldMm` crosses the surfaces
+    /// shown (the wall at the phase on screen, and the shell): 1 for a point inside a
+    /// chamber seen from outside, 0 from inside it, 2 or more for one behind a wall.
+    std::size_t surfacesCrossedTo(const narrative::Vec3& worldMm) const;
 
     /// Starts recording every rendered frame of the view (at 30 fps, its pixel size)
     /// to `path`. Throws std::runtime_error naming the file when it cannot be written,
@@ -232,7 +247,12 @@ private:
     std::unique_ptr<HeartWall> shellWall_;
     std::shared_ptr<const heart::MovingHeartMesh> shell_;
     std::uint64_t shellTopology_ = 0; // the shell's phase whose triangles are uploaded, + 1
+    std::vector<float> shellVertexMm_;         // the shell on screen, for surfacesCrossedTo
+    std::vector<std::uint32_t> shellTriangles_;
     void updateShell();
+    std::unique_ptr<HeartWall> leaflets_;
+    std::vector<heart::LeafletValve> leafletValves_;
+    void updateLeaflets();
     std::unique_ptr<BloodSpheres> blood_;
     std::unique_ptr<FluidSurface> fluid_; // shares blood_'s particle geometry
     std::unique_ptr<ResourceGizmo> gizmo_;
@@ -256,7 +276,12 @@ private:
     bool clipping_ = false;
     double clipOffset_ = 0.0;
 
-    std::vector<std::pair<QPointer<QWidget>, const ViewOverlay*>> overlays_;
+    struct OverlaySlot {
+        QPointer<QWidget> widget;
+        const ViewOverlay* overlay = nullptr;
+        OverlayLevel level = OverlayLevel::Annotation;
+    };
+    std::vector<OverlaySlot> overlays_; // in painting order
     QTimer timer_;
     QElapsedTimer clock_;
     std::optional<double> fixedDt_;

@@ -117,19 +117,38 @@ void ViewAnnotations::paintScaleBar(QPainter& p) const {
     p.drawText(QRectF(x0, y - 22, bar.pixels, 16), Qt::AlignCenter, text);
 }
 
+bool ViewAnnotations::labelBehindWall(const ChamberLabel& label) const {
+    return view_->surfacesCrossedTo(label.positionMm) >= 2;
+}
+
 void ViewAnnotations::paintLabels(QPainter& p) const {
-    for (const ChamberLabel& label : labels_) {
+    // Which labels lie behind a wall: a ray cast against every triangle per label, so
+    // asked again only when the camera moved or 100 ms passed (the wall moves a little).
+    const narrative::Vec3 eye = view_->camera().pose().position();
+    if (behind_.size() != labels_.size() || !occlusionAge_.isValid() || occlusionAge_.elapsed() > 100 ||
+        length(eye - occlusionEye_) > 1e-6) {
+        behind_.clear();
+        for (const ChamberLabel& label : labels_) behind_.push_back(labelBehindWall(label));
+        occlusionEye_ = eye;
+        occlusionAge_.start();
+    }
+    for (std::size_t i = 0; i < labels_.size(); ++i) {
+        const ChamberLabel& label = labels_[i];
         const auto at = view_->project(label.positionMm, size());
         if (!at || !rect().contains(at->toPoint())) continue;
+        // A label behind a wall is drawn at a third of its strength.
+        const double strength = behind_[i] ? 0.35 : 1.0;
+        const auto faded = [strength](int r, int g, int b, int a) { return QColor(r, g, b, int(a * strength)); };
         const QFontMetricsF fm(p.font());
         const QRectF box(at->x() + 8, at->y() - 18, fm.horizontalAdvance(label.text) + 12, 18);
         p.setPen(Qt::NoPen);
-        p.setBrush(QColor(10, 12, 16, 170));
+        p.setBrush(faded(10, 12, 16, 170));
         p.drawRoundedRect(box, 4, 4);
-        p.setBrush(QColor(250, 250, 250));
+        p.setBrush(faded(250, 250, 250, 255));
         p.drawEllipse(*at, 3, 3);
-        p.setPen(QPen(QColor(250, 250, 250, 200), 1));
+        p.setPen(QPen(faded(250, 250, 250, 200), 1));
         p.drawLine(*at, box.bottomLeft());
+        p.setPen(faded(250, 250, 250, 255));
         p.drawText(box, Qt::AlignCenter, label.text);
     }
 }

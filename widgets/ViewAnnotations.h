@@ -1,7 +1,8 @@
 #pragma once
 // What a lecturer points at, drawn over the 3D view: an axes triad (bottom left) that
 // turns with the camera, a scale bar in millimetres measured at the depth of the
-// orbit centre, chamber labels (LV, LA, Ao) at their places in the heart, and a
+// orbit centre, chamber labels (LV, LA, Ao) at their places in the heart (faded where
+// a wall lies between the camera and the place), and a
 // recording indicator with the time recorded. The triad and scale bar, and the labels,
 // can each be switched off; the indicator shows whenever the view is recorded.
 // The view paints them into its frame (ViewOverlay): the widget holds their place.
@@ -37,6 +38,11 @@ public:
     bool labelsVisible() const { return labelsOn_; }
     void setLabels(std::vector<ChamberLabel> labels);
     const std::vector<ChamberLabel>& labels() const { return labels_; }
+    /// Whether `label`'s point lies behind a wall from the camera (the sight line to it
+    /// crosses the shown surfaces twice or more: another chamber, or its own wall seen
+    /// from inside another): such a label is drawn faded, so that the lecturer does not
+    /// point at a chamber that is not the one in front.
+    bool labelBehindWall(const ChamberLabel& label) const;
 
     /// The scale bar now: its length in mm and in pixels (0 when it is not drawn).
     struct ScaleBar {
@@ -65,6 +71,9 @@ private:
     bool axes_ = true, labelsOn_ = true;
     std::vector<ChamberLabel> labels_;
     mutable QElapsedTimer recording_;
+    mutable std::vector<bool> behind_; // per label, as last painted (labelBehindWall)
+    mutable narrative::Vec3 occlusionEye_;
+    mutable QElapsedTimer occlusionAge_;
 };
 
 } // namespace atrium::widgets

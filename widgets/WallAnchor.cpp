@@ -56,27 +56,44 @@ std::uint64_t hashOf(const std::vector<std::uint32_t>& t) {
 
 } // namespace
 
+namespace {
+
+/// Where the ray origin + t dir meets triangle k (Moller-Trumbore, both faces): its t,
+/// or nothing.
+std::optional<double> rayMeetsTriangle(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,
+                                       std::size_t k, const Vec3& origin, const Vec3& dir) {
+    const Vec3 a = vertex(vertexMm, triangles[k]), b = vertex(vertexMm, triangles[k + 1]), c = vertex(vertexMm, triangles[k + 2]);
+    const Vec3 e1 = b - a, e2 = c - a, p = cross(dir, e2);
+    const double det = dot(e1, p);
+    if (std::abs(det) < 1e-12) return std::nullopt;
+    const Vec3 s = origin - a;
+    const double u = dot(s, p) / det;
+    if (u < 0.0 || u > 1.0) return std::nullopt;
+    const Vec3 q = cross(s, e1);
+    const double v = dot(dir, q) / det;
+    if (v < 0.0 || u + v > 1.0) return std::nullopt;
+    return dot(e2, q) / det;
+}
+
+} // namespace
+
 std::optional<Vec3> intersectWall(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,
                                   const Vec3& origin, const Vec3& dir) {
     if (!valid(vertexMm, triangles)) return std::nullopt;
     double best = std::numeric_limits<double>::infinity();
-    for (std::size_t k = 0; k + 2 < triangles.size(); k += 3) {
-        // Moller-Trumbore, both faces.
-        const Vec3 a = vertex(vertexMm, triangles[k]), b = vertex(vertexMm, triangles[k + 1]), c = vertex(vertexMm, triangles[k + 2]);
-        const Vec3 e1 = b - a, e2 = c - a, p = cross(dir, e2);
-        const double det = dot(e1, p);
-        if (std::abs(det) < 1e-12) continue;
-        const Vec3 s = origin - a;
-        const double u = dot(s, p) / det;
-        if (u < 0.0 || u > 1.0) continue;
-        const Vec3 q = cross(s, e1);
-        const double v = dot(dir, q) / det;
-        if (v < 0.0 || u + v > 1.0) continue;
-        const double t = dot(e2, q) / det;
-        if (t > 0.0 && t < best) best = t;
-    }
+    for (std::size_t k = 0; k + 2 < triangles.size(); k += 3)
+        if (const auto t = rayMeetsTriangle(vertexMm, triangles, k, origin, dir); t && *t > 0.0 && *t < best) best = *t;
     if (!std::isfinite(best)) return std::nullopt;
     return origin + dir * best;
+}
+
+std::size_t wallCrossings(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,
+                          const Vec3& from, const Vec3& to) {
+    if (!valid(vertexMm, triangles)) return 0;
+    std::size_t n = 0;
+    for (std::size_t k = 0; k + 2 < triangles.size(); k += 3)
+        if (const auto t = rayMeetsTriangle(vertexMm, triangles, k, from, to - from); t && *t > 0.0 && *t < 1.0) ++n;
+    return n;
 }
 
 Vec3 WallAnchor::follow(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,

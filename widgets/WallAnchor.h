@@ -18,6 +18,12 @@ namespace atrium::widgets {
 std::optional<narrative::Vec3> intersectWall(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,
                                              const narrative::Vec3& origin, const narrative::Vec3& dir);
 
+/// How many times the segment from -> to (mm) crosses the wall's triangles: a point
+/// inside a closed surface is seen from outside through one crossing, and each other
+/// closed surface in between adds two. A malformed wall crosses nothing.
+std::size_t wallCrossings(const std::vector<float>& vertexMm, const std::vector<std::uint32_t>& triangles,
+                          const narrative::Vec3& from, const narrative::Vec3& to);
+
 /// A point glued to the wall. The first time it sees a connectivity it binds to the
 /// point of the wall nearest to where it was in the previous frame (a triangle and
 /// barycentric coordinates); from then on it follows that triangle's vertices, so it

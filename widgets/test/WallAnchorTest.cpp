@@ -13,6 +13,7 @@
 using atrium::narrative::Vec3;
 using atrium::widgets::WallAnchor;
 using atrium::widgets::intersectWall;
+using atrium::widgets::wallCrossings;
 
 namespace {
 
@@ -46,6 +47,20 @@ Sphere sphere(double r, int rings = 24, int segments = 48) {
 double radiusAt(double cycle) { return 20.0 + 5.0 * std::sin(2 * kPi * cycle); }
 
 } // namespace
+
+TEST(WallAnchor, SightLinesCountTheWallsTheyCross) {
+    // The chamber labels' occlusion (ViewAnnotations::labelBehindWall): a point inside a
+    // closed surface is seen from outside through one crossing, through the whole
+    // surface by two, from inside by none. Off the sphere's vertices and edges.
+    const Sphere s = sphere(20.0);
+    const Vec3 eye{1.3, -100, 0.7};
+    EXPECT_EQ(wallCrossings(s.vertices, s.diagonalA, eye, {1.3, 0, 0.7}), 1u) << "inside, seen from outside";
+    EXPECT_EQ(wallCrossings(s.vertices, s.diagonalA, eye, {1.3, 100, 0.7}), 2u) << "behind the sphere";
+    EXPECT_EQ(wallCrossings(s.vertices, s.diagonalA, eye, {1.3, -50, 0.7}), 0u) << "in front of it";
+    EXPECT_EQ(wallCrossings(s.vertices, s.diagonalB, {0.3, 0.2, 0.1}, {1.3, 5, 0.7}), 0u) << "both inside";
+    EXPECT_EQ(wallCrossings({}, {}, eye, {0, 0, 0}), 0u);
+    EXPECT_EQ(wallCrossings(s.vertices, {0, 1, 99999}, eye, {0, 0, 0}), 0u) << "index out of range";
+}
 
 TEST(WallAnchor, PickFindsTheNearestWallAlongTheRay) {
     const Sphere s = sphere(20.0);
