@@ -125,6 +125,7 @@ public:
     bool clipping() const { return clipping_; }
     double clipOffset() const { return clipOffset_; }
     void setBloodVisible(bool visible);
+    bool bloodVisible() const { return bloodVisible_; }
     void setFluidMode(FluidMode mode);
     FluidMode fluidMode() const { return fluidMode_; }
     void setHudVisible(bool visible);

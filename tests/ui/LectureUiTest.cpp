@@ -309,6 +309,45 @@ TEST(LectureUi, TheBarsReserveTheirRowsAndNothingInTheViewLiesUnderThem) {
     }
 }
 
+// Issue 23: the sample tour, node by node at 1280x800, as a student sees it: every
+// overlay and 3D label lies in the view (none under a bar or off its edge), and a node
+// whose camera stands inside the heart does not show a screen of blood (it hides the
+// blood or cuts the heart open), so that the walls and valves it talks about show.
+TEST(LectureUi, EveryNodeOfTheSampleTourLiesInTheViewAndShowsWhatItTalksAbout) {
+    auto w = openLecture(kLecture, {.size = QSize(1280, 800), .waitForLecture = true});
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    widgets::SceneView* v = w->sceneView();
+    const widgets::OverlayLayer* layer = w->narratives()->overlays();
+    ASSERT_TRUE(playback->jumpTo(0));
+    const narrative::Narrative tour = playback->player().narrative();
+    ASSERT_GE(tour.nodes.size(), 8u) << "inflow, atrium, mitral valve, filling, systole, aorta, the cycle, stenosis";
+    ASSERT_TRUE(waitFor([&] { return v->framesWithBlood() >= 3; }, 240));
+    int inside = 0;
+    for (int k = 0; k < int(tour.nodes.size()); ++k) {
+        SCOPED_TRACE("node " + std::to_string(k + 1) + " " + tour.nodes[std::size_t(k)].title);
+        ASSERT_TRUE(playback->jumpTo(k));
+        ASSERT_TRUE(waitFor([&] { return playback->frame().node == k && playback->frame().overlayAlpha > 0.99; }, 30));
+        const auto frames = v->framesRendered();
+        ASSERT_TRUE(waitFor([&] { return v->framesRendered() >= frames + 3; }, 20));
+        const QRect view = v->rect();
+        EXPECT_TRUE(view.contains(layer->overlayRegion().boundingRect())) << "an overlay lies outside the view";
+        for (std::size_t i = 0; i < layer->items().size(); ++i)
+            if (layer->items()[i].kind == narrative::OverlayKind::Label3D) {
+                const auto at = layer->labelPoint(i, view.size());
+                ASSERT_TRUE(at.has_value()) << "label " << i << " behind the camera";
+                EXPECT_TRUE(view.contains(at->toPoint())) << "label " << i << " points off the view";
+            }
+        // The camera is inside the heart when a line from it to far behind crosses the
+        // surfaces an odd number of times.
+        const narrative::CameraPose pose = v->camera().pose();
+        if (v->surfacesCrossedTo(pose.position() - pose.forward() * 2000.0) % 2 == 1) {
+            ++inside;
+            EXPECT_TRUE(!v->bloodVisible() || v->clipping()) << "inside the heart, the blood fills the view";
+        }
+    }
+    EXPECT_GE(inside, 1) << "the tour goes inside the heart";
+}
+
 // Issue 23: a bad file left its "Verifying... 0 %" progress dialog over the error message,
 // blocking the message's OK.
 TEST(LectureUi, ABadFileLeavesNoProgressDialogOverItsError) {
