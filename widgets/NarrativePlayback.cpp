@@ -208,11 +208,16 @@ void NarrativePlayback::show(const narrative::PlayerFrame& f) {
     const std::pair<int, int> at{f.cycle, f.node};
     if (f.stage == PlayerStage::Transition) {
         flownTo_ = at;
-        if (f.heartPhase && transitionApplied_ != at) {
-            narrative::ViewState hold;
-            hold.heartRunning = false;
-            hold.heartPhase = f.heartPhase;
-            applyTourView(hold);
+        if (transitionApplied_ != at) {
+            narrative::ViewState flight;
+            if (f.heartPhase) {
+                flight.heartRunning = false;
+                flight.heartPhase = f.heartPhase;
+            }
+            // A node that hides the blood (one inside the heart) hides it from the start
+            // of the flight in: the camera does not fly through a screen of blood.
+            if (n.nodes[std::size_t(f.node)].view.bloodVisible == false) flight.bloodVisible = false;
+            if (!flight.empty()) applyTourView(flight);
         }
         transitionApplied_ = at;
         if (!overlays_->editing()) overlays_->showNode({}, {}, 0.0, false);

@@ -404,6 +404,31 @@ TEST(Narratives, ANodesViewStateIsApplied) {
     EXPECT_NEAR(*now.wallOpacity, 0.3, 1e-9);
 }
 
+// Issue 23: the camera flew into an inside node through a screen of giant blood spheres. A
+// node that hides the blood hides it from the start of the flight in, and the blood comes
+// back with the next node that shows it.
+TEST(Narratives, TheFlightIntoANodeThatHidesTheBloodHidesItFromItsStart) {
+    auto w = openViewer();
+    SceneView* v = w->sceneView();
+    narrative::Narrative tour = shortTour();
+    ASSERT_GE(tour.nodes.size(), 3u);
+    tour.nodes[1].waitForKey = false;
+    tour.nodes[1].view.bloodVisible = false;
+    tour.transitions[0].duration = 2.0;
+    useNarrative(*w, tour);
+    widgets::NarrativePlayback* playback = w->narratives()->playback();
+    w->narratives()->playAction()->trigger();
+    ASSERT_TRUE(waitFor([&] { return playback->frame().node == 0 && playback->frame().stage != narrative::PlayerStage::Transition; }, 30));
+    EXPECT_TRUE(v->bloodVisible());
+    ASSERT_TRUE(waitFor([&] { return playback->frame().node == 1 && playback->frame().stage == narrative::PlayerStage::Transition; }, 30));
+    ASSERT_LT(playback->frame().progress, 0.5) << "seen only late in the flight";
+    EXPECT_FALSE(v->bloodVisible()) << "the flight into the node shows the blood";
+    ASSERT_TRUE(waitFor([&] { return playback->frame().node == 1 && playback->frame().stage != narrative::PlayerStage::Transition; }, 30));
+    EXPECT_FALSE(v->bloodVisible());
+    playback->stop();
+    EXPECT_TRUE(v->bloodVisible()) << "leaving the tour gives the blood back";
+}
+
 // Issue 23: after Esc the heart stayed held and the tour's colouring stayed, and both were
 // saved into the user's settings. A tour's view states are the tour's.
 TEST(Narratives, LeavingATourRestoresTheUsersViewAndSavesNoneOfTheTours) {
