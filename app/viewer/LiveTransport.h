@@ -1,8 +1,8 @@
 #pragma once
 // The window's live-session service over app/transport (libwebsockets): what app/viewer
-// hands to widgets::LiveLectureUi, which only knows the interfaces of widgets/LiveSession.h.
+// hands to widgets::LiveLectureUi, which only knows the interfaces of widgets/live/LiveSession.h.
 
-#include "widgets/LiveSession.h"
+#include "widgets/live/LiveSession.h"
 
 namespace atrium::app {
 

@@ -5,21 +5,21 @@
 #include "app/viewer/LiveTransport.h"
 
 #include "narrative/package/ContentPackage.h"
-#include "widgets/Lecture.h"
-#include "widgets/LectureScratch.h"
-#include "widgets/LectureUi.h"
-#include "widgets/LiveLectureUi.h"
+#include "widgets/lecture/Lecture.h"
+#include "widgets/lecture/LectureScratch.h"
+#include "widgets/lecture/LectureUi.h"
+#include "widgets/live/LiveLectureUi.h"
 #include "sim/heart/VtkMessageRouting.h"
 #include "io/MemoryBudget.h"
-#include "widgets/MainWindow.h"
-#include "widgets/NarrativeEditor.h"
-#include "widgets/NarrativePlayback.h"
-#include "widgets/NarrativeVideoExport.h"
-#include "widgets/NarrativeWorkspace.h"
-#include "widgets/OutputGate.h"
-#include "widgets/OverlayLayer.h"
-#include "widgets/SceneView.h"
-#include "widgets/SimulationRunner.h"
+#include "widgets/window/MainWindow.h"
+#include "widgets/narrative/NarrativeEditor.h"
+#include "widgets/narrative/NarrativePlayback.h"
+#include "widgets/narrative/NarrativeVideoExport.h"
+#include "widgets/narrative/NarrativeWorkspace.h"
+#include "widgets/lecture/OutputGate.h"
+#include "widgets/narrative/OverlayLayer.h"
+#include "widgets/view/SceneView.h"
+#include "widgets/flow/SimulationRunner.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
@@ -66,7 +66,7 @@ constexpr int kExitBadHeart = 2, kExitBloodFailed = 3, kExitRefused = 3, kExitWr
 }
 
 // SIGTERM, SIGINT and SIGHUP end the viewer through std::exit, as its own exits do, so
-// that what it put in the temporary folder goes with it (widgets/LectureScratch.h). The
+// that what it put in the temporary folder goes with it (widgets/lecture/LectureScratch.h). The
 // handler only writes the signal to a pipe; the event loop reads it. A second signal
 // finds the default action again and ends the process at once.
 int terminationPipe[2] = {-1, -1};

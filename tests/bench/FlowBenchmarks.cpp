@@ -6,7 +6,7 @@
 
 #include "sim/heart/BakedBeat.h"
 #include "sim/heart/HeartPipeline.h"
-#include "widgets/BakedFlowPlayer.h"
+#include "widgets/flow/BakedFlowPlayer.h"
 
 #include <benchmark/benchmark.h>
 

@@ -22,7 +22,7 @@
 #include "sim/heart/BeatProbe.h"
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
-#include "widgets/SolverPanel.h"
+#include "widgets/flow/SolverPanel.h"
 
 #include <gtest/gtest.h>
 

@@ -8,7 +8,7 @@
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/HeartSimulation.h"
 #include "sim/sph/Backend.h"
-#include "widgets/SolverPanel.h"
+#include "widgets/flow/SolverPanel.h"
 
 #include <gtest/gtest.h>
 

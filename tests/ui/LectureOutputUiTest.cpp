@@ -9,13 +9,13 @@
 #include "narrative/package/TrustStore.h"
 #include "tests/ui/LectureWindow.h"
 #include "tests/ui/UiTestSupport.h"
-#include "widgets/LectureUi.h"
-#include "widgets/MainWindow.h"
-#include "widgets/NarrativeEditor.h"
-#include "widgets/NarrativeVideoExport.h"
-#include "widgets/NarrativeWorkspace.h"
-#include "widgets/SceneView.h"
-#include "widgets/VideoRecorder.h"
+#include "widgets/lecture/LectureUi.h"
+#include "widgets/window/MainWindow.h"
+#include "widgets/narrative/NarrativeEditor.h"
+#include "widgets/narrative/NarrativeVideoExport.h"
+#include "widgets/narrative/NarrativeWorkspace.h"
+#include "widgets/view/SceneView.h"
+#include "widgets/media/VideoRecorder.h"
 
 #include <QAction>
 #include <QApplication>

@@ -1,8 +1,8 @@
 #pragma once
 // The viewer opened on a lecture, as `atrium FILE.atrium` opens it, for the UI tests.
 #include "tests/ui/UiTestSupport.h"
-#include "widgets/LectureUi.h"
-#include "widgets/MainWindow.h"
+#include "widgets/lecture/LectureUi.h"
+#include "widgets/window/MainWindow.h"
 
 #include <QObject>
 #include <QSize>

@@ -3,7 +3,7 @@
 // until the lecturer asks for it ("Show"), and "Copy" puts it on the clipboard unseen.
 
 #include "tests/ui/UiTestSupport.h"
-#include "widgets/LiveLecturePanel.h"
+#include "widgets/live/LiveLecturePanel.h"
 
 #include <QClipboard>
 #include <QGuiApplication>

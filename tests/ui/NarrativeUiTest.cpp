@@ -5,16 +5,16 @@
 // the wall as seen from the moving camera.
 
 #include "narrative/NarrativeDocument.h"
-#include "widgets/MainWindow.h"
-#include "widgets/NarrativeBar.h"
-#include "widgets/NarrativeEditor.h"
-#include "widgets/NarrativePlayback.h"
-#include "widgets/NarrativeWorkspace.h"
-#include "widgets/OverlayLayer.h"
-#include "widgets/OverlayPainter.h"
-#include "widgets/SceneView.h"
-#include "widgets/SimulationRunner.h"
-#include "widgets/VideoRecorder.h"
+#include "widgets/window/MainWindow.h"
+#include "widgets/narrative/NarrativeBar.h"
+#include "widgets/narrative/NarrativeEditor.h"
+#include "widgets/narrative/NarrativePlayback.h"
+#include "widgets/narrative/NarrativeWorkspace.h"
+#include "widgets/narrative/OverlayLayer.h"
+#include "widgets/narrative/OverlayPainter.h"
+#include "widgets/view/SceneView.h"
+#include "widgets/flow/SimulationRunner.h"
+#include "widgets/media/VideoRecorder.h"
 #include "tests/ui/UiTestSupport.h"
 
 #include <QAction>

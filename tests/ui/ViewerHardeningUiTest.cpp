@@ -3,9 +3,9 @@
 // while another loads is loaded once that one ends.
 
 #include "UiTestSupport.h"
-#include "widgets/HeartLoader.h"
-#include "widgets/MainWindow.h"
-#include "widgets/SceneView.h"
+#include "widgets/flow/HeartLoader.h"
+#include "widgets/window/MainWindow.h"
+#include "widgets/view/SceneView.h"
 
 #include <QApplication>
 #include <QMessageBox>

@@ -1,4 +1,4 @@
-#include "widgets/ColorMap.h"
+#include "widgets/view/ColorMap.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // The screen-space surface's filter arithmetic (FluidSurface.h), which fluid_blur.frag
 // mirrors: how wide the bilateral kernel is and how much a neighbour counts.
 
-#include "widgets/FluidSurface.h"
+#include "widgets/view/FluidSurface.h"
 
 #include <gtest/gtest.h>
 

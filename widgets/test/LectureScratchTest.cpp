@@ -1,8 +1,8 @@
-// The lecture's scratch folder (widgets/LectureScratch.h): made once per process, gone
+// The lecture's scratch folder (widgets/lecture/LectureScratch.h): made once per process, gone
 // at exit (std::exit included), and what ended processes left is removed at the next
 // start while the folders of running ones stay. Real processes, real locks.
 
-#include "widgets/LectureScratch.h"
+#include "widgets/lecture/LectureScratch.h"
 
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // restarted a bounded number of times, then the runner stops and says what to change,
 // so that neither the GUI nor a headless run retries forever.
 
-#include "widgets/SimulationRunner.h"
+#include "widgets/flow/SimulationRunner.h"
 
 #include "sim/heart/HeartPipeline.h"
 #include "sim/heart/MeshInterpolation.h"

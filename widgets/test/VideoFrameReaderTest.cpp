@@ -2,8 +2,8 @@
 // exports): a clip whose frame k is grey level 10 k, read forwards, backwards, looped
 // and past its end.
 
-#include "widgets/VideoFrameReader.h"
-#include "widgets/VideoRecorder.h"
+#include "widgets/media/VideoFrameReader.h"
+#include "widgets/media/VideoRecorder.h"
 
 #include <gtest/gtest.h>
 

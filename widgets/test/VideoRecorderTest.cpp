@@ -1,4 +1,4 @@
-#include "widgets/VideoRecorder.h"
+#include "widgets/media/VideoRecorder.h"
 
 extern "C" {
 #include <libavformat/avformat.h>

@@ -2,7 +2,7 @@
 // a point while the wall moves and switches connectivity, without drift over beats.
 
 #include "sim/heart/HeartPipeline.h"
-#include "widgets/WallAnchor.h"
+#include "widgets/view/WallAnchor.h"
 
 #include <gtest/gtest.h>
 
