@@ -490,59 +490,12 @@ void gaussianPair(std::uint64_t key, std::uint64_t m, double& g0, double& g1) {
     }
 }
 
-[[noreturn]] void badParameter(const std::string& name, const std::string& rule, double value) {
-    std::ostringstream out;
-    out << "PhantomParameters::" << name << " " << rule << ", got " << value;
-    throw std::invalid_argument(out.str());
-}
-
-void validate(const PhantomParameters& p) {
-    const auto finite = [](double v) { return std::isfinite(v); };
-    if (!finite(p.heartRateBpm) || p.heartRateBpm < 20.0 || p.heartRateBpm > 300.0)
-        badParameter("heartRateBpm", "must be in [20, 300] beats per minute", p.heartRateBpm);
-    if (!finite(p.endDiastolicVolumeMl) || p.endDiastolicVolumeMl <= 0.0)
-        badParameter("endDiastolicVolumeMl", "must be positive", p.endDiastolicVolumeMl);
-    if (p.endDiastolicVolumeMl < 5.0 || p.endDiastolicVolumeMl > 1000.0)
-        badParameter("endDiastolicVolumeMl", "must be in [5, 1000] ml", p.endDiastolicVolumeMl);
-    if (!finite(p.ejectionFraction) || p.ejectionFraction <= 0.0 || p.ejectionFraction >= 1.0)
-        badParameter("ejectionFraction", "must be in (0, 1)", p.ejectionFraction);
-    if (p.phases < 2 || p.phases > 1000) badParameter("phases", "must be in [2, 1000]", p.phases);
-    if (!finite(p.voxelSizeMm) || p.voxelSizeMm <= 0.0 || p.voxelSizeMm > 10.0)
-        badParameter("voxelSizeMm", "must be in (0, 10] mm", p.voxelSizeMm);
-    if (!finite(p.noise) || p.noise < 0.0 || p.noise > 10.0) badParameter("noise", "must be in [0, 10]", p.noise);
-    if (!finite(p.wallThicknessMm) || p.wallThicknessMm <= 0.0 || p.wallThicknessMm > 40.0)
-        badParameter("wallThicknessMm", "must be in (0, 40] mm", p.wallThicknessMm);
-    if (!std::isfinite(p.bloodIntensity) || !std::isfinite(p.myocardiumIntensity) ||
-        !std::isfinite(p.backgroundIntensity))
-        badParameter("bloodIntensity", "and the other intensities must be finite", p.bloodIntensity);
-    if (!finite(p.aorticAnnulusMm) || p.aorticAnnulusMm < 5.0 || p.aorticAnnulusMm > 50.0)
-        badParameter("aorticAnnulusMm", "must be in [5, 50] mm", p.aorticAnnulusMm);
-    if (!finite(p.mitralValveAreaCm2) || p.mitralValveAreaCm2 < 0.2 || p.mitralValveAreaCm2 > 20.0)
-        badParameter("mitralValveAreaCm2", "must be in [0.2, 20] cm2", p.mitralValveAreaCm2);
-    if (!finite(p.ascendingAortaMm) || p.ascendingAortaMm < p.aorticAnnulusMm || p.ascendingAortaMm > 80.0)
-        badParameter("ascendingAortaMm", "must be in [aorticAnnulusMm (" + std::to_string(p.aorticAnnulusMm) + "), 80] mm",
-                     p.ascendingAortaMm);
-    if (p.aorticValveAreaCm2) {
-        const double annulusCm2 = kPi * 0.25 * p.aorticAnnulusMm * p.aorticAnnulusMm / 100.0;
-        const double area = *p.aorticValveAreaCm2;
-        if (!finite(area) || area < 0.1 || area >= annulusCm2)
-            badParameter("aorticValveAreaCm2", "must be in [0.1, " + std::to_string(annulusCm2) +
-                                                   ") cm2 (below the annulus's own area; leave it empty for a normal valve)",
-                         area);
-    }
-    if (p.rightHeart && p.rightHeartShell)
-        badParameter("rightHeartShell", "excludes rightHeart (a right ventricle in the blood's image)", 1.0);
-    if (!(p.bloodIntensity > p.myocardiumIntensity))
-        badParameter("bloodIntensity", "must be above myocardiumIntensity (" +
-                                           std::to_string(p.myocardiumIntensity) + ")", p.bloodIntensity);
-}
-
 } // namespace
 
 // ---------------------------------------------------------------------------------------
 
 HeartPhantom::HeartPhantom(PhantomParameters parameters) : params_(parameters) {
-    validate(params_);
+    params_.validate();
     const Layout layout = layoutFor(params_);
     // Bounds over the cycle: sample densely (the shapes are smooth) and at the keyframes.
     D3 lo{1e30, 1e30, 1e30}, hi{-1e30, -1e30, -1e30};
@@ -569,63 +522,13 @@ HeartPhantom::HeartPhantom(PhantomParameters parameters) : params_(parameters) {
         originD[a] = (first + 0.5) * h;
         dims_[static_cast<std::size_t>(a)] = static_cast<int>(std::min(count, 1e9));
     }
-    if (voxels > static_cast<double>(1u << 28))
-        badParameter("voxelSizeMm", "is too small for this heart: " + std::to_string(dims_[0]) + "x" +
-                                        std::to_string(dims_[1]) + "x" + std::to_string(dims_[2]) +
-                                        " voxels per phase exceed the limit of 2^28",
-                     params_.voxelSizeMm);
-    origin_ = {static_cast<float>(originD[0]), static_cast<float>(originD[1]), static_cast<float>(originD[2])};
-}
-
-namespace {
-
-/// The presets besides "adult" (PhantomParameters' defaults): what differs from it. Their
-/// figures and sources: docs/heart-phantom.md, "Presets".
-struct PhantomPreset {
-    const char* name;
-    double heartRateBpm, endDiastolicVolumeMl, ejectionFraction, wallThicknessMm;
-    double aorticAnnulusMm, mitralValveAreaCm2, ascendingAortaMm;
-    double aorticValveAreaCm2 = 0; ///< a stenotic valve's orifice; 0: none
-    bool fourChambers = false;     ///< aortic arch and right heart shell
-    int phases = 25;               ///< a slow heart's longer cycle takes more images
-};
-constexpr const char* kAdult = "adult";
-constexpr PhantomPreset kPresets[] = {
-    {"athlete", 50, 180, 0.6, 11, 24, 5.5, 30, 0, false, 30},
-    {"heart-failure", 90, 220, 0.3, 7, 22, 5.0, 28},
-    {"child", 100, 60, 0.65, 6, 17, 3.0, 20},
-    {"aortic-stenosis", 72, 120, 0.6, 8, 22, 5.0, 28, 0.8},
-    {"four-chamber", 72, 120, 0.6, 8, 22, 5.0, 28, 0, true},
-};
-
-} // namespace
-
-PhantomParameters HeartPhantom::preset(const std::string& name) {
-    if (name == kAdult) return {};
-    for (const PhantomPreset& k : kPresets) {
-        if (name != k.name) continue;
-        PhantomParameters p;
-        p.heartRateBpm = k.heartRateBpm;
-        p.endDiastolicVolumeMl = k.endDiastolicVolumeMl;
-        p.ejectionFraction = k.ejectionFraction;
-        p.wallThicknessMm = k.wallThicknessMm;
-        p.aorticAnnulusMm = k.aorticAnnulusMm;
-        p.mitralValveAreaCm2 = k.mitralValveAreaCm2;
-        p.ascendingAortaMm = k.ascendingAortaMm;
-        if (k.aorticValveAreaCm2 > 0) p.aorticValveAreaCm2 = k.aorticValveAreaCm2;
-        p.aorticArch = p.rightHeartShell = k.fourChambers;
-        p.phases = k.phases;
-        return p;
+    if (voxels > static_cast<double>(1u << 28)) {
+        std::ostringstream out;
+        out << "PhantomParameters::voxelSizeMm is too small for this heart: " << dims_[0] << "x" << dims_[1] << "x"
+            << dims_[2] << " voxels per phase exceed the limit of 2^28, got " << params_.voxelSizeMm;
+        throw std::invalid_argument(out.str());
     }
-    std::string valid;
-    for (const auto& known : presetNames()) valid += (valid.empty() ? "" : ", ") + known;
-    throw std::invalid_argument("unknown phantom preset '" + name + "'; valid presets: " + valid);
-}
-
-std::vector<std::string> HeartPhantom::presetNames() {
-    std::vector<std::string> names{kAdult};
-    for (const PhantomPreset& k : kPresets) names.emplace_back(k.name);
-    return names;
+    origin_ = {static_cast<float>(originD[0]), static_cast<float>(originD[1]), static_cast<float>(originD[2])};
 }
 
 Volume HeartPhantom::generatePhase(double phase01) const { return image(phase01, false); }

@@ -61,6 +61,10 @@ struct PhantomParameters {
     float myocardiumIntensity = 100.f;  ///< myocardium and vessel walls
     float backgroundIntensity = 0.f;    ///< everything outside the heart
 
+    /// Throws std::invalid_argument naming the field that is out of its range, the
+    /// range and the value (HeartPhantom's constructor asks; PhantomParameters.cpp).
+    void validate() const;
+
     friend bool operator==(const PhantomParameters&, const PhantomParameters&) = default;
 };
 

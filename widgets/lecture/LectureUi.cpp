@@ -139,9 +139,10 @@ LectureUi::LectureUi(QMainWindow* window, SceneView* view, bool persistSettings,
 
 LectureUi::~LectureUi() = default;
 
-void LectureUi::setHooks(Hooks hooks) {
-    hooks_ = std::move(hooks);
-    if (hooks_.record) recordTip_ = hooks_.record->toolTip();
+void LectureUi::setGatedActions(QAction* record, QActionGroup* navigation) {
+    record_ = record;
+    navigation_ = navigation;
+    if (record_) recordTip_ = record_->toolTip();
     reflectGate();
 }
 
@@ -307,9 +308,9 @@ void LectureUi::adopt(std::shared_ptr<Lecture> lecture) {
     }
     branding_->setBranding(QString::fromStdString(m.branding.text), logo, QString::fromStdString(m.branding.link));
     refreshTitle();
-    if (hooks_.useFlow) hooks_.useFlow(lecture_->flow(), lecture_->flowError());
+    Q_EMIT flowOffered(lecture_->flow(), lecture_->flowError());
     try {
-        if (hooks_.loadHeart) hooks_.loadHeart(lecture_->heartSource());
+        Q_EMIT heartRequested(lecture_->heartSource());
         if (!m.narratives.empty()) handNarratives(refusal(Operation::EditNarratives).value_or(QString()));
     } catch (const std::exception& e) {
         message(QString("The lecture's heart or narratives could not be read: ") + e.what(), true);
@@ -419,7 +420,7 @@ bool LectureUi::close() {
     editor_->setLecture(nullptr);
     lecture_.reset();
     view_->outputGate().setLecture(nullptr);
-    if (hooks_.useFlow) hooks_.useFlow(nullptr, {});
+    Q_EMIT flowOffered(nullptr, {});
     bar_->hide();
     branding_->hide();
     window_->setWindowTitle("Atrium");
@@ -459,14 +460,14 @@ void LectureUi::reflectGate() {
                         : author  ? "Unlocked: you are its author in this session"
                                   : "The author's password opens the lecture's lock");
     trust_->setEnabled(open && lecture_->package().signer().has_value());
-    if (hooks_.record) {
+    if (record_) {
         const auto why = view_->outputGate().refuseVideo();
-        hooks_.record->setEnabled(!why);
-        hooks_.record->setToolTip(why ? *why : recordTip_);
+        record_->setEnabled(!why);
+        record_->setToolTip(why ? *why : recordTip_);
     }
-    if (hooks_.navigation) {
+    if (navigation_) {
         const auto why = refusal(Operation::FreeNavigation);
-        for (QAction* a : hooks_.navigation->actions()) {
+        for (QAction* a : navigation_->actions()) {
             a->setEnabled(!why);
             if (why) a->setStatusTip(*why);
         }

@@ -49,20 +49,11 @@ class SceneView;
 class LectureUi : public QObject {
     Q_OBJECT
 public:
-    /// What the window lends: how to load a heart, and the actions a flag can forbid.
-    struct Hooks {
-        std::function<void(const heart::HeartSource&)> loadHeart;
-        QAction* record = nullptr;      ///< video export
-        QActionGroup* navigation = nullptr; ///< free-flight modes
-        /// Hands the lecture's baked flow to the window before its heart loads: the beat,
-        /// or null with `error` saying why it cannot be played (both empty: none, or the
-        /// lecture closed).
-        std::function<void(std::shared_ptr<const heart::BakedBeat> beat, const QString& error)> useFlow;
-    };
-
     LectureUi(QMainWindow* window, SceneView* view, bool persistSettings, bool interactive);
     ~LectureUi() override;
-    void setHooks(Hooks hooks);
+    /// The window's actions that a lecture's flags can forbid: video export (`record`)
+    /// and the free-flight modes (`navigation`); either may be null.
+    void setGatedActions(QAction* record, QActionGroup* navigation);
     /// Runs on each package opened, before its gate is asked anything (even whether it
     /// may open) and before anything is extracted: the command line's author
     /// credentials and output checks (`atrium --key`). A message refuses the lecture.
@@ -136,6 +127,12 @@ Q_SIGNALS:
     void openFailed(const QString& message);
     /// The bar's resources changed (after a camera move or an edit).
     void resourcesListed();
+    /// A lecture opened: the window loads its heart.
+    void heartRequested(const heart::HeartSource& source);
+    /// Hands the lecture's baked flow to the window before its heart loads: the beat, or
+    /// null with `error` saying why it cannot be played (both empty: none, or the
+    /// lecture closed).
+    void flowOffered(std::shared_ptr<const heart::BakedBeat> beat, const QString& error);
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -172,7 +169,8 @@ private:
     QMainWindow* window_;
     SceneView* view_;
     bool persist_, interactive_;
-    Hooks hooks_;
+    QAction* record_ = nullptr;          // video export, gated by the flags
+    QActionGroup* navigation_ = nullptr; // free-flight modes, gated by the flags
     Admission admit_;
     NarrativeWorkspace* narratives_ = nullptr;
     std::shared_ptr<Lecture> lecture_;

@@ -79,10 +79,9 @@ MainWindow::MainWindow(const ViewerOptions& options, QWidget* parent)
     buildMenus();
     buildControlBar();
     buildNarratives();
-    lecture_->setHooks({[this](const heart::HeartSource& source) { loadHeart(source, {}, true); }, record_, modes_,
-                        [this](std::shared_ptr<const heart::BakedBeat> beat, const QString& error) {
-                            offerLectureFlow(std::move(beat), error);
-                        }});
+    lecture_->setGatedActions(record_, modes_);
+    connect(lecture_, &LectureUi::heartRequested, this, [this](const heart::HeartSource& source) { loadHeart(source, {}, true); });
+    connect(lecture_, &LectureUi::flowOffered, this, &MainWindow::offerLectureFlow);
     // A lecture's narratives live in it: shown from its package, saved with it.
     lecture_->setNarratives(narratives_);
     connect(narratives_, &NarrativeWorkspace::lectureRequested, lecture_, &LectureUi::open);
