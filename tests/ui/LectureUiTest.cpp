@@ -1,19 +1,16 @@
 // The sample lecture in a real window (under Xvfb in CI): it opens signed, locked and
 // branded; what its flags forbid is disabled and says why; a resource appears on the
 // bar when the camera flies into its sphere looking at its target, and opens in place;
-// the author's password unlocks editing, with undo; a tampered copy is refused.
+// the author's password unlocks editing, with undo; a tampered copy is refused. A
+// lecture's baked flow, saving a lecture, and its panels' looks: LectureFlowUiTest.cpp,
+// LectureSavingUiTest.cpp, LecturePanelsUiTest.cpp.
 
 #include "narrative/NarrativeDocument.h"
 #include "narrative/package/ContentPackage.h"
 #include "tests/ui/LectureWindow.h"
 #include "tests/ui/UiTestSupport.h"
-#include "sim/heart/BakedBeat.h"
-#include "sim/heart/HeartPhantom.h"
+#include "tests/ui/LectureUiTestSupport.h"
 #include "sim/heart/HeartPipeline.h"
-#include "sim/heart/MeshSeries.h"
-#include "widgets/flow/BakedFlowPlayer.h"
-#include "widgets/flow/FlowBaker.h"
-#include "widgets/flow/HeartLoader.h"
 #include "widgets/lecture/BrandingBar.h"
 #include "widgets/window/CardiacCyclePanel.h"
 #include "widgets/view/ViewAnnotations.h"
@@ -23,10 +20,8 @@
 #include "widgets/narrative/NarrativeBar.h"
 #include "widgets/narrative/NarrativeEditor.h"
 #include "widgets/narrative/NarrativePlayback.h"
-#include "widgets/narrative/NarrativeHome.h"
 #include "widgets/narrative/NarrativeWorkspace.h"
 #include "widgets/narrative/OverlayLayer.h"
-#include "widgets/narrative/OverlayPainter.h"
 #include "widgets/lecture/ResourceBar.h"
 #include "widgets/lecture/ResourceDialog.h"
 #include "widgets/lecture/ResourceEditor.h"
@@ -34,25 +29,14 @@
 #include "widgets/view/SceneView.h"
 
 #include <QAction>
-#include <QActionGroup>
 #include <QApplication>
 #include <QComboBox>
-#include <QDir>
 #include <QDragEnterEvent>
-#include <QFileDialog>
 #include <QDropEvent>
-#include <QLabel>
 #include <QElapsedTimer>
-#include <QGraphicsView>
-#include <QImage>
-#include <QMenu>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPointer>
-#include <QPushButton>
-#include <QScopeGuard>
-#include <QScrollBar>
-#include <QSettings>
 #include <QUrl>
 #include <QAudioDevice>
 #include <QMediaDevices>
@@ -72,8 +56,6 @@
 
 #include <cmath>
 #include <filesystem>
-#include <functional>
-#include <memory>
 #include <numbers>
 
 using namespace atrium;
@@ -82,6 +64,7 @@ using widgets::MainWindow;
 namespace {
 
 using atrium::test::activate;
+using atrium::test::kLecture;
 using atrium::test::openLecture;
 using atrium::test::waitFor;
 
@@ -97,8 +80,6 @@ void placeCamera(MainWindow& w, const narrative::CameraPose& pose) {
     const auto frames = w.sceneView()->framesRendered();
     waitFor([&] { return w.sceneView()->framesRendered() >= frames + 3; }, 20);
 }
-
-const QString kLecture = ATRIUM_SAMPLE_LECTURE;
 
 } // namespace
 
@@ -565,571 +546,4 @@ TEST(LectureUi, ExpiredContentIsRefusedAndADroppedLectureOpens) {
     EXPECT_EQ(w.lectureUi()->lecture()->title(), "The left heart");
 }
 
-namespace {
-
-/// A small baked beat (docs/baked-flow.md) named as baked in `heart`: three particles, 6 frames.
-void writeFlow(const std::string& file, const std::string& heart) {
-    std::vector<heart::BloodFrame> frames(6);
-    for (std::size_t k = 0; k < frames.size(); ++k) {
-        const float x = float(k);
-        frames[k].positionMm = {x, 0, -20, 5, x, -30, -5, 0, -40};
-        frames[k].velocity = {0.1f, 0, 0, 0, 0.1f, 0, 0, 0, -0.2f};
-        frames[k].densityError = {0.01f, 0, -0.01f};
-        frames[k].pressure = {10, 20, 30};
-    }
-    sph::Aabb box;
-    box.lo = {-60, -60, -90};
-    box.hi = {60, 60, 30};
-    heart::BakedBeat(heart::flowCacheKey(heart, 0.8, {}, {}), 0.8, 2.0, box, frames).save(file);
-}
-
-/// A copy of the sample lecture at `file` whose flow is a small beat named as baked in
-/// `heart`, re-signed with its lock's password.
-void writeLectureWithFlow(const QString& file, const std::string& heart) {
-    const std::string flow = file.toStdString() + ".atriumflow";
-    writeFlow(flow, heart);
-    auto p = package::ContentPackage::open(kLecture.toStdString());
-    ASSERT_TRUE(p.unlock("atrium-demo"));
-    ASSERT_TRUE(p.addFile("flow/beat.atriumflow", flow));
-    ASSERT_TRUE(p.setFlow("flow/beat.atriumflow"));
-    p.save(file.toStdString());
-}
-
-const widgets::BakedFlowPlayer* bakedPlayer(const MainWindow& w) {
-    return dynamic_cast<const widgets::BakedFlowPlayer*>(w.sceneView()->bloodSource());
-}
-
-} // namespace
-
-TEST(LectureUi, ALecturesBakedFlowPlaysWhenItOpensOneClickFromLive) {
-    QTemporaryDir dir;
-    const QString lecture = dir.filePath("with-flow.atrium");
-    const std::string sampleHeart = // the sample lecture's heart
-        heart::heartIdentity(heart::HeartSource::fromPreset("four-chamber"), heart::PipelineSettings::forBlood());
-    writeLectureWithFlow(lecture, sampleHeart);
-    auto w = openLecture(lecture);
-    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
-
-    // The lecture's beat plays at once, in real time: no bake, the same blood on every screen.
-    ASSERT_TRUE(waitFor([&] { return bakedPlayer(*w) && bakedPlayer(*w)->beat(); }, 30)) << "no baked beat plays";
-    const heart::BakedBeat* beat = w->lectureUi()->lecture()->flow().get();
-    ASSERT_NE(beat, nullptr);
-    EXPECT_EQ(bakedPlayer(*w)->beat(), beat) << "the lecture's own beat";
-    EXPECT_EQ(heart::bakedHeartOf(*beat), sampleHeart);
-    EXPECT_TRUE(w->realTimeFlow());
-    EXPECT_FALSE(w->flowBaker()->busy());
-    auto* hud = w->sceneView()->findChild<QLabel*>("hud");
-    ASSERT_NE(hud, nullptr);
-    EXPECT_TRUE(waitFor([&] { return hud->text().contains("baked beat of the lecture, real time"); }, 10))
-        << hud->text().toStdString();
-    const auto snapshot = bakedPlayer(*w)->latest();
-    ASSERT_NE(snapshot, nullptr);
-    EXPECT_EQ(snapshot->particles(), 3u);
-
-    // One click back to the live simulation, and one more to the lecture's beat again.
-    QAction* realTime = w->findChild<QAction*>("realTimeFlowAction");
-    ASSERT_NE(realTime, nullptr);
-    realTime->trigger();
-    EXPECT_FALSE(w->realTimeFlow());
-    EXPECT_EQ(bakedPlayer(*w), nullptr) << "the blood is simulated live";
-    EXPECT_NE(w->sceneView()->bloodSource(), nullptr);
-    realTime->trigger();
-    ASSERT_NE(bakedPlayer(*w), nullptr);
-    EXPECT_EQ(bakedPlayer(*w)->beat(), beat) << "the lecture's beat, not a bake";
-    EXPECT_FALSE(w->flowBaker()->busy());
-    realTime->trigger(); // live again, so that nothing bakes below
-
-    // A lecture whose flow was baked in another heart: refused, saying so; the blood stays live.
-    const QString other = dir.filePath("other-heart.atrium");
-    writeLectureWithFlow(other, heart::heartIdentity(heart::HeartSource::fromPreset("athlete"),
-                                                     heart::PipelineSettings::forBlood()));
-    QString refused;
-    QObject::connect(w.get(), &MainWindow::flowRefused, [&refused](const QString& m) { refused = m; });
-    bool loaded = false;
-    QObject::connect(w.get(), &MainWindow::heartLoaded, [&loaded] { loaded = true; });
-    QString error;
-    ASSERT_TRUE(w->lectureUi()->openNow(other, &error)) << error.toStdString();
-    ASSERT_TRUE(waitFor([&] { return loaded; }, 240));
-    EXPECT_TRUE(refused.contains("The lecture's baked flow was baked in another heart")) << refused.toStdString();
-    EXPECT_FALSE(w->realTimeFlow());
-    EXPECT_EQ(bakedPlayer(*w), nullptr);
-    EXPECT_EQ(w->suppliedFlow(), nullptr);
-}
-
-TEST(LectureUi, ALecturesFlowIsNotSavedAsTheUsersChoice) {
-    // The sample lecture carries a baked beat. Opening it turns real-time flow on, but
-    // the next start without it still simulates live, as the user chose; a T pressed
-    // in the lecture is the user's choice, and kept.
-    QSettings().setValue("simulation/flow", "live");
-    widgets::ViewerOptions options;
-    options.lecture = kLecture;
-    options.particleBudget = 3000;
-    options.headless = true;
-    const auto session = [&](int presses) {
-        MainWindow w(options);
-        w.show();
-        ASSERT_TRUE(waitFor([&] { return bakedPlayer(w) && bakedPlayer(w)->beat(); }, 240)) << "the lecture's beat";
-        for (int i = 0; i < presses; ++i) w.findChild<QAction*>("realTimeFlowAction")->trigger();
-        ASSERT_TRUE(w.close());
-    };
-    session(0);
-    EXPECT_EQ(QSettings().value("simulation/flow").toString(), "live");
-    session(2); // live, then the lecture's beat again
-    EXPECT_EQ(QSettings().value("simulation/flow").toString(), "baked");
-    QSettings().setValue("simulation/flow", "live");
-}
-
-TEST(LectureUi, AMeshSeriesHeartTravelsInsideAPackageWithItsFlow) {
-    // A pulsing ball as a two-phase mesh series where its author keeps it, and a beat
-    // named as baked in it there. The viewer extracts the series elsewhere, under other
-    // names: the same heart all the same, so the beat plays.
-    QTemporaryDir dir;
-    const QString series = dir.filePath("series");
-    ASSERT_TRUE(QDir().mkpath(series));
-    const narrative::Vec3 c{40, -10, 25};
-    atrium::test::writeSphereObj((series + "/ball_00.obj").toStdString(), c, 30);
-    atrium::test::writeSphereObj((series + "/ball_01.obj").toStdString(), c, 26);
-    const std::string ball =
-        heart::heartIdentity(heart::HeartSource::fromMeshes(series.toStdString()), heart::PipelineSettings::forBlood());
-    writeFlow(dir.filePath("ball.atriumflow").toStdString(), ball);
-    const QString file = dir.filePath("ball.atrium");
-    {
-        package::Manifest m;
-        m.title = "A pulsing ball";
-        package::ContentPackage p(m);
-        ASSERT_TRUE(p.addFile("heart/ball_00.obj", (series + "/ball_00.obj").toStdString()));
-        ASSERT_TRUE(p.addFile("heart/ball_01.obj", (series + "/ball_01.obj").toStdString()));
-        package::HeartSpec h;
-        h.source = package::HeartSpec::Source::Meshes;
-        h.entries = {"heart/ball_00.obj", "heart/ball_01.obj"};
-        h.cycleSeconds = 0.8;
-        ASSERT_TRUE(p.setHeart(h));
-        ASSERT_TRUE(p.addFile("flow/ball.atriumflow", dir.filePath("ball.atriumflow").toStdString()));
-        ASSERT_TRUE(p.setFlow("flow/ball.atriumflow"));
-        p.save(file.toStdString());
-    }
-    QDir(series).removeRecursively(); // only the package holds the heart now
-
-    auto w = openLecture(file);
-    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
-    EXPECT_EQ(w->windowTitle(), "Atrium - A pulsing ball");
-    widgets::SceneView* v = w->sceneView();
-    const narrative::Vec3 centre = v->heartCenter();
-    EXPECT_LT(narrative::length(centre - c), 1.0) << "the heart shown is the packed ball";
-    EXPECT_NEAR(v->heartRadius(), 30 * std::sqrt(3.0), 2.0);
-    ASSERT_TRUE(waitFor([&] { return v->shownSnapshot() && !v->shownSnapshot()->wallVertexMm.empty(); }, 60));
-    ASSERT_TRUE(waitFor([&] { return bakedPlayer(*w) && bakedPlayer(*w)->beat(); }, 30)) << "the ball's beat does not play";
-    EXPECT_EQ(bakedPlayer(*w)->beat(), w->lectureUi()->lecture()->flow().get());
-    EXPECT_FALSE(w->flowBaker()->busy());
-}
-
-TEST(LectureUi, ALectureOpenedWhileAnotherHeartLoadsBringsItsOwnHeartAndFlow) {
-    // The window starts on a mesh series it has never processed (seconds of work), and
-    // the lecture is opened meanwhile: the lecture's heart replaces that load, and its
-    // beat plays; nothing is refused as baked in another heart.
-    QTemporaryDir dir;
-    const QString lecture = dir.filePath("with-flow.atrium");
-    writeLectureWithFlow(lecture, heart::heartIdentity(heart::HeartSource::fromPreset("four-chamber"),
-                                                       heart::PipelineSettings::forBlood()));
-    heart::PhantomParameters p = heart::HeartPhantom::preset("adult");
-    p.voxelSizeMm = 1.5;
-    p.phases = 10; // a mesh series to open, not the cycle's phases: kept short
-    const std::filesystem::path series = std::filesystem::path(dir.path().toStdString()) / "lv_%02d.vtk";
-    heart::writeMeshSeries(heart::phantomSurfaces(p, true), series);
-    widgets::ViewerOptions options;
-    options.source = heart::HeartSource::fromMeshes(series.string(), heart::HeartPhantom(p).cycleSeconds());
-    options.particleBudget = 3000;
-    options.persistSettings = false;
-    options.headless = true;
-    MainWindow w(options);
-    QStringList refused;
-    QObject::connect(&w, &MainWindow::flowRefused, [&](const QString& why) { refused << why; });
-    w.resize(1100, 720);
-    w.show();
-    ASSERT_TRUE(waitFor([&] { return w.heartLoader()->busy(); }, 30));
-    ASSERT_TRUE(w.lectureUi()->openNow(lecture));
-    ASSERT_TRUE(waitFor([&] { return bakedPlayer(w) && bakedPlayer(w)->beat(); }, 240)) << "the lecture's beat";
-    EXPECT_EQ(bakedPlayer(w)->beat(), w.lectureUi()->lecture()->flow().get());
-    EXPECT_TRUE(refused.isEmpty()) << refused.join("; ").toStdString();
-    // The beat is handed over before the heart loads (LectureUi::adopt), and the right
-    // heart's shell comes after the left heart: on a cold machine minutes later, so wait
-    // for it, not for a time.
-    EXPECT_TRUE(waitFor([&] { return w.sceneView()->shellTriangles() > 1000u && !w.heartLoader()->busy(); }, 300))
-        << "the lecture's four-chamber heart, with its shell: " << w.sceneView()->shellTriangles() << " triangles";
-    EXPECT_FALSE(w.heartLoader()->busy());
-}
-
-namespace {
-
-/// Nodes of the first narrative in a package's narratives document.
-std::size_t firstNarrativeNodes(const package::ContentPackage& p) {
-    return narrative::parseNarrativeDocument(p.narrativesDocument(), "narratives.json").narratives.at(0).nodes.size();
-}
-
-/// Answers the modal dialogs that open while it lives, as an author would: `answer` gets
-/// each one and clicks or fills it; the texts of the message boxes are kept.
-class DialogAnswerer {
-public:
-    explicit DialogAnswerer(std::function<void(QWidget*)> answer) : answer_(std::move(answer)) {
-        timer_.setInterval(50);
-        QObject::connect(&timer_, &QTimer::timeout, [this] {
-            QWidget* modal = QApplication::activeModalWidget();
-            if (!modal || !modal->isVisible() || modal == last_) return;
-            last_ = modal;
-            if (auto* box = qobject_cast<QMessageBox*>(modal)) asked << box->text();
-            answer_(modal);
-        });
-        timer_.start();
-    }
-    QStringList asked;
-
-private:
-    std::function<void(QWidget*)> answer_;
-    QTimer timer_;
-    QPointer<QWidget> last_;
-};
-
-/// A window (not headless: it asks as it does for an author) on the lecture at `path`,
-/// once it is open and its heart shown.
-std::unique_ptr<MainWindow> openLectureWindow(const QString& path) {
-    return openLecture(path, {.headless = false, .waitForLecture = true});
-}
-
-QByteArray bytesOf(const QString& path) {
-    QFile f(path);
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-/// The sample lecture as its author would leave it for others to adapt: signed, not
-/// locked, its narratives open to edits.
-void writeSignedUnlockedCopy(const QString& path) {
-    auto p = package::ContentPackage::open(kLecture.toStdString());
-    ASSERT_TRUE(p.unlock("atrium-demo"));
-    narrative::Restrictions r = p.manifest().restrictions;
-    r.narrativesLocked = false;
-    ASSERT_TRUE(p.setRestrictions(r));
-    ASSERT_TRUE(p.removeLock());
-    p.save(path.toStdString());
-}
-
-/// The files in `dir`, hidden ones included (a temporary beside a package is hidden).
-QStringList filesIn(const QString& dir) { return QDir(dir).entryList(QDir::Files | QDir::Hidden | QDir::System); }
-
-} // namespace
-
-TEST(LectureUi, SaveAtQuitSavesTheLectureItselfSignedByItsAuthor) {
-    QTemporaryDir dir;
-    const QString copy = dir.filePath("left-heart.atrium");
-    ASSERT_TRUE(QFile::copy(kLecture, copy));
-    QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
-    const auto original = package::ContentPackage::open(copy.toStdString());
-    const std::size_t before = firstNarrativeNodes(original);
-
-    // The author answers Save to "The narratives have unsaved edits", and would close
-    // anything else (nothing else may ask).
-    DialogAnswerer author([](QWidget* modal) {
-        auto* box = qobject_cast<QMessageBox*>(modal);
-        if (box && box->text().contains("unsaved edits")) box->button(QMessageBox::Save)->click();
-        else if (auto* d = qobject_cast<QDialog*>(modal)) d->reject();
-    });
-    auto w = openLectureWindow(copy);
-    QString error;
-    ASSERT_TRUE(w->lectureUi()->unlock("atrium-demo", &error)) << error.toStdString();
-    widgets::NarrativeWorkspace* tour = w->narratives();
-    ASSERT_TRUE(tour->addNodeAction()->isEnabled());
-    tour->addNodeFromView();
-    ASSERT_EQ(tour->editor()->document().narratives.at(0).nodes.size(), before + 1);
-    EXPECT_TRUE(tour->editor()->isModified());
-
-    // Ctrl+Q: the window asks before it closes.
-    ASSERT_TRUE(atrium::test::activate(*w));
-    QTest::keyClick(w.get(), Qt::Key_Q, Qt::ControlModifier);
-    ASSERT_TRUE(waitFor([&] { return !w->isVisible(); }, 60)) << author.asked.join(" | ").toStdString();
-    ASSERT_EQ(author.asked.size(), 1) << author.asked.join(" | ").toStdString();
-    EXPECT_TRUE(author.asked.front().contains("The narratives have unsaved edits"));
-
-    // The lecture file holds the node, signed again by its author (opening verifies the
-    // signature), still locked, and it was written atomically: nothing else beside it.
-    const auto saved = package::ContentPackage::open(copy.toStdString());
-    EXPECT_EQ(firstNarrativeNodes(saved), before + 1) << "the edit went into the lecture";
-    EXPECT_EQ(saved.signatureState(), package::SignatureState::Signed);
-    ASSERT_TRUE(saved.signer());
-    EXPECT_EQ(saved.signer(), original.signer()) << "signed by the lecture's own author";
-    EXPECT_EQ(saved.signer(), saved.lockOwner());
-    EXPECT_TRUE(saved.locked());
-    EXPECT_EQ(filesIn(dir.path()), QStringList{"left-heart.atrium"});
-}
-
-TEST(LectureUi, SavingWithoutTheAuthorsKeyAsksWhereAndKeepsTheSignedLecture) {
-    // A signed lecture its author left unlocked, narratives open to edits: anyone may edit
-    // it, but only the author can sign it again.
-    QTemporaryDir dir;
-    const QString signedCopy = dir.filePath("open-lecture.atrium"), edited = dir.filePath("my-version.atrium");
-    writeSignedUnlockedCopy(signedCopy);
-    const QByteArray signedBytes = bytesOf(signedCopy);
-    const auto author = package::ContentPackage::open(signedCopy.toStdString());
-    ASSERT_TRUE(author.signer());
-    ASSERT_FALSE(author.locked());
-    const std::size_t before = firstNarrativeNodes(author);
-
-    bool askedWhere = false;
-    DialogAnswerer user([&](QWidget* modal) {
-        if (auto* files = qobject_cast<QFileDialog*>(modal)) {
-            askedWhere = true;
-            files->selectFile(edited);
-            QMetaObject::invokeMethod(files, "accept"); // as the Save button does
-        } else if (auto* d = qobject_cast<QDialog*>(modal)) {
-            d->reject();
-        }
-    });
-    auto w = openLectureWindow(signedCopy);
-    widgets::NarrativeWorkspace* tour = w->narratives();
-    ASSERT_TRUE(tour->addNodeAction()->isEnabled()) << tour->addNodeAction()->toolTip().toStdString();
-    tour->addNodeFromView();
-
-    // File > Save: a file dialog asks where, since saving over the lecture would drop its
-    // author's signature.
-    tour->saveAction()->trigger();
-    ASSERT_TRUE(waitFor([&] { return !tour->editor()->isModified(); }, 30)) << user.asked.join(" | ").toStdString();
-    EXPECT_TRUE(askedWhere);
-    EXPECT_TRUE(user.asked.isEmpty()) << user.asked.join(" | ").toStdString();
-    EXPECT_EQ(bytesOf(signedCopy), signedBytes) << "the author's lecture is untouched";
-    const auto mine = package::ContentPackage::open(edited.toStdString());
-    EXPECT_EQ(firstNarrativeNodes(mine), before + 1);
-    EXPECT_EQ(mine.signatureState(), package::SignatureState::Unsigned);
-    EXPECT_EQ(w->lectureUi()->lecture()->path(), edited) << "the window now shows the saved copy";
-}
-
-TEST(LectureUi, HeadlessASignedLectureIsNotWrittenOverWithoutItsAuthor) {
-    QTemporaryDir dir;
-    const QString signedCopy = dir.filePath("open-lecture.atrium");
-    writeSignedUnlockedCopy(signedCopy);
-    const QByteArray signedBytes = bytesOf(signedCopy);
-    auto w = openLecture(signedCopy); // headless: nothing can ask where
-    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
-    widgets::NarrativeWorkspace* tour = w->narratives();
-    tour->addNodeFromView();
-    QString error;
-    EXPECT_FALSE(tour->saveToHome(&error));
-    EXPECT_TRUE(error.contains("signed by its author")) << error.toStdString();
-    EXPECT_TRUE(error.contains("Save lecture as")) << error.toStdString();
-    EXPECT_TRUE(tour->editor()->isModified()) << "the edit is kept for another try";
-    EXPECT_EQ(bytesOf(signedCopy), signedBytes);
-    EXPECT_EQ(filesIn(dir.path()), QStringList{"open-lecture.atrium"});
-}
-
-TEST(LectureUi, APictureTheAuthorAddsToALecturesNarrativeGoesIntoTheLecture) {
-    QTemporaryDir dir;
-    const QString copy = dir.filePath("left-heart.atrium");
-    ASSERT_TRUE(QFile::copy(kLecture, copy));
-    QFile::setPermissions(copy, QFile::ReadOwner | QFile::WriteOwner);
-    const QString picture = dir.filePath("echo.png");
-    {
-        QImage image(64, 48, QImage::Format_RGB32);
-        image.fill(QColor(200, 40, 40));
-        ASSERT_TRUE(image.save(picture));
-    }
-    auto w = openLecture(copy);
-    widgets::LectureUi* ui = w->lectureUi();
-    ASSERT_TRUE(waitFor([&] { return ui->lecture() != nullptr; }, 60));
-    QString error;
-    ASSERT_TRUE(ui->unlock("atrium-demo", &error)) << error.toStdString();
-
-    // The picture chosen for an overlay is taken into the lecture, under media/.
-    widgets::NarrativeEditor* editor = w->narratives()->editor();
-    ASSERT_NE(editor->home(), nullptr);
-    const std::string media = editor->home()->addMedia(picture, &error);
-    ASSERT_EQ(media, "media/echo.png") << error.toStdString();
-    narrative::Node node = editor->document().narratives.at(0).nodes.at(0);
-    narrative::OverlayItem item;
-    item.kind = narrative::OverlayKind::Image;
-    item.media = media;
-    item.rect = {0.6, 0.1, 0.3, 0.3};
-    node.overlays.push_back(item);
-    editor->setNode(0, node, "Add overlay");
-    // It shows from the lecture, before any save.
-    EXPECT_FALSE(w->narratives()->overlays()->painter().image(media).isNull());
-
-    ASSERT_TRUE(w->narratives()->saveToHome(&error)) << error.toStdString();
-    EXPECT_FALSE(editor->isModified());
-    const auto saved = package::ContentPackage::open(copy.toStdString());
-    EXPECT_TRUE(saved.hasFile("media/echo.png"));
-    const auto document = narrative::parseNarrativeDocument(saved.narrativesDocument(), "narratives.json");
-    EXPECT_EQ(document.narratives.at(0).nodes.at(0).overlays.back().media, "media/echo.png");
-    EXPECT_EQ(saved.signer(), saved.lockOwner()) << "signed again by its author";
-}
-
-TEST(LectureUi, ALecturesNarrativesComeFromItsPackageAndRecentListsTheLecture) {
-    // A private temporary folder, holding what an older version listed among the recent
-    // narratives: a lecture's narratives unpacked there.
-    QTemporaryDir tmp;
-    const QByteArray oldTmp = qgetenv("TMPDIR");
-    qputenv("TMPDIR", tmp.path().toUtf8());
-    const auto restore = qScopeGuard([&] {
-        if (oldTmp.isEmpty()) qunsetenv("TMPDIR");
-        else qputenv("TMPDIR", oldTmp);
-        QSettings().remove("narratives/recent");
-        QSettings().remove("lectures/recent");
-    });
-    ASSERT_TRUE(QDir(tmp.path()).mkpath("atrium-lecture-Ab12Cd"));
-    const QString unpacked = tmp.path() + "/atrium-lecture-Ab12Cd/narratives.json";
-    {
-        QFile f(unpacked);
-        ASSERT_TRUE(f.open(QIODevice::WriteOnly));
-        f.write("{}");
-    }
-    QSettings().setValue("narratives/recent", QStringList{unpacked, tmp.path() + "/atrium-lecture-Zz99Yy/narratives.json"});
-
-    widgets::ViewerOptions options;
-    options.lecture = kLecture;
-    options.particleBudget = 3000;
-    options.persistSettings = true;
-    options.headless = true;
-    auto w = std::make_unique<MainWindow>(options);
-    w->resize(1100, 720);
-    w->show();
-    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 240));
-    const QString lecture = QFileInfo(kLecture).absoluteFilePath();
-
-    // The narratives were read from the package in memory: they live in the lecture.
-    widgets::NarrativeWorkspace* tour = w->narratives();
-    ASSERT_EQ(tour->editor()->document().narratives.size(), 1u);
-    EXPECT_TRUE(tour->editor()->filePath().isEmpty());
-    ASSERT_NE(tour->editor()->home(), nullptr);
-    EXPECT_EQ(tour->editor()->home()->path(), lecture);
-    EXPECT_EQ(QDir(tmp.path()).entryList({"atrium-lecture-*"}, QDir::Dirs | QDir::NoDotAndDotDot), QStringList{"atrium-lecture-Ab12Cd"})
-        << "nothing of the lecture was unpacked to show it";
-
-    // The recent narratives list the lecture, never a temporary folder.
-    const QStringList recent = tour->recentFiles();
-    EXPECT_EQ(recent.value(0), lecture);
-    for (const QStringList& list : {recent, QSettings().value("narratives/recent").toStringList()})
-        for (const QString& path : list) EXPECT_FALSE(path.startsWith(tmp.path())) << path.toStdString();
-
-    // A media file goes to disk only when asked for, into this process's folder...
-    const QString media = tour->overlays()->painter().mediaPath("media/left-heart-diagram.svg");
-    EXPECT_TRUE(QFileInfo::exists(media)) << media.toStdString();
-    EXPECT_TRUE(media.startsWith(tmp.path() + "/atrium-lecture-" + QString::number(QCoreApplication::applicationPid()) + "-"))
-        << media.toStdString();
-    // ... and goes when the lecture closes, with its narratives.
-    ASSERT_TRUE(w->lectureUi()->close());
-    EXPECT_FALSE(QFileInfo::exists(media));
-    EXPECT_EQ(tour->editor()->home(), nullptr);
-    EXPECT_TRUE(tour->editor()->document().narratives.empty());
-
-    // The recent entry opens the lecture, with its narratives.
-    QMenu* menu = nullptr;
-    for (QMenu* m : w->findChildren<QMenu*>())
-        if (m->title() == "Recent narratives") menu = m;
-    ASSERT_NE(menu, nullptr);
-    ASSERT_FALSE(menu->actions().isEmpty());
-    EXPECT_EQ(menu->actions().front()->toolTip(), lecture);
-    menu->actions().front()->trigger();
-    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
-    ASSERT_NE(tour->editor()->home(), nullptr);
-    EXPECT_EQ(tour->editor()->home()->path(), lecture);
-}
-
 int main(int argc, char** argv) { return atrium::test::runUiTests(argc, argv, "AtriumLectureUiTest"); }
-
-namespace {
-/// A 1280x800 window with a resource panel in it, as the lecture's window has.
-struct ViewerWindow {
-    QWidget window;
-    widgets::ResourceViewer viewer{&window};
-    /// Shows the window, then `file` as a resource of `kind` in the panel.
-    bool show(narrative::ResourceKind kind, const QString& file) {
-        window.resize(1280, 800);
-        window.show();
-        if (!QTest::qWaitForWindowExposed(&window)) return false;
-        narrative::Resource r;
-        r.id = "shown";
-        r.name = "A resource";
-        r.kind = kind;
-        QString error;
-        const bool shown = viewer.showResource(r, file, &error);
-        EXPECT_TRUE(shown) << error.toStdString();
-        return shown;
-    }
-};
-} // namespace
-
-// Issue 23: a picture opened cropped, with scroll bars: fitted only when shown, before
-// the panel's layout gave its view its size. It is fitted whole, and stays fitted as
-// the window (and the panel with it) resizes, until the user zooms.
-TEST(LectureUi, APictureOpensFittedWholeAndStaysFittedAsTheWindowResizes) {
-    QTemporaryDir dir;
-    const QString file = dir.filePath("wide.png");
-    QImage picture(3000, 1200, QImage::Format_RGB32);
-    picture.fill(Qt::darkRed);
-    ASSERT_TRUE(picture.save(file));
-    ViewerWindow window;
-    widgets::ResourceViewer& viewer = window.viewer;
-    ASSERT_TRUE(window.show(narrative::ResourceKind::Image, file));
-    auto* view = viewer.findChild<QGraphicsView*>();
-    ASSERT_NE(view, nullptr);
-    const auto fitted = [&] {
-        const QRect shown = view->mapFromScene(view->scene()->sceneRect()).boundingRect();
-        const QRect port = view->viewport()->rect().adjusted(-2, -2, 2, 2); // fitInView's margin
-        return port.contains(shown) && (shown.width() >= port.width() - 8 || shown.height() >= port.height() - 8) &&
-               !view->horizontalScrollBar()->isVisible() && !view->verticalScrollBar()->isVisible();
-    };
-    EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted in the panel";
-    window.window.resize(900, 600);
-    viewer.place(0);
-    EXPECT_TRUE(waitFor(fitted, 5)) << "the picture is not fitted after the window shrank";
-    EXPECT_EQ(viewer.imageZoom(), 1.0);
-}
-
-// Issue 23: with no audio device a sound sat at 0 with no word of why. The panel says
-// so where there is no device, and says nothing where there is one.
-TEST(LectureUi, ASoundSaysWhenThisComputerHasNoAudioDevice) {
-    QTemporaryDir dir;
-    const QString file = dir.filePath("tone.wav");
-    {
-        // 0.5 s of a 440 Hz tone, 16-bit mono PCM at 8 kHz.
-        constexpr std::uint32_t rate = 8000, samples = 4000;
-        std::string wav = "RIFF";
-        const auto u32 = [&](std::uint32_t v) { for (int i = 0; i < 4; ++i) wav += char((v >> (8 * i)) & 0xff); };
-        const auto u16 = [&](std::uint16_t v) { wav += char(v & 0xff); wav += char(v >> 8); };
-        u32(36 + samples * 2);
-        wav += "WAVEfmt ";
-        u32(16); u16(1); u16(1); u32(rate); u32(rate * 2); u16(2); u16(16);
-        wav += "data";
-        u32(samples * 2);
-        for (std::uint32_t i = 0; i < samples; ++i)
-            u16(std::uint16_t(std::int16_t(8000 * std::sin(2 * std::numbers::pi * 440 * i / rate))));
-        std::ofstream(file.toStdString(), std::ios::binary) << wav;
-    }
-    ViewerWindow window;
-    widgets::ResourceViewer& viewer = window.viewer;
-    ASSERT_TRUE(window.show(narrative::ResourceKind::Audio, file));
-    if (QMediaDevices::audioOutputs().isEmpty())
-        EXPECT_TRUE(viewer.soundNote().contains("No audio device")) << viewer.soundNote().toStdString();
-    else
-        EXPECT_TRUE(viewer.soundNote().isEmpty()) << viewer.soundNote().toStdString();
-    viewer.closePanel();
-}
-
-namespace {
-/// The mean opacity of an icon's picture in `mode` at the bars' size.
-double meanAlpha(const QIcon& icon, QIcon::Mode mode) {
-    const QImage image = icon.pixmap(QSize(22, 22), mode).toImage().convertToFormat(QImage::Format_ARGB32);
-    double sum = 0.0;
-    for (int y = 0; y < image.height(); ++y)
-        for (int x = 0; x < image.width(); ++x) sum += qAlpha(image.pixel(x, y));
-    return sum / (255.0 * std::max(1, image.width() * image.height()));
-}
-} // namespace
-
-// Issue 23: in a locked lecture the narrative bar's + and - looked enabled (disabled,
-// with their tooltips right, but Qt's greying of these light icons stayed bright).
-TEST(LectureUi, ALockedLecturesEditButtonsLookDisabled) {
-    auto w = openLecture(kLecture);
-    ASSERT_TRUE(waitFor([&] { return w->lectureUi()->lecture() != nullptr; }, 60));
-    QAction* add = w->narratives()->addNodeAction();
-    EXPECT_FALSE(add->isEnabled()) << "a locked lecture's narratives can be edited";
-    const double normal = meanAlpha(add->icon(), QIcon::Normal), disabled = meanAlpha(add->icon(), QIcon::Disabled);
-    ASSERT_GT(normal, 0.02) << "the icon draws nothing";
-    EXPECT_LT(disabled, 0.5 * normal) << "the disabled + is not faded: " << disabled << " against " << normal;
-}
