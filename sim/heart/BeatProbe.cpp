@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numbers>
 
 namespace atrium::heart {
 namespace {
@@ -106,8 +107,15 @@ void BeatProbe::sample() {
             }
             const bool enough = speeds.size() >= 3;
             valves_[index].speedP95.push_back(enough ? quantile(speeds, 0.95) : 0.0);
-            // The particles in the slab stand for its volume: mean (v . n) over them.
-            valves_[index].meanNormalSpeed.push_back(enough ? std::fabs(normalSum) / double(speeds.size()) : 0.0);
+            // The flow through the disc is the flux of the slab's blood, sum V (v . n) /
+            // its thickness; over the disc's area it is the mean speed across it. Where
+            // the slab is full this is the particles' mean (v . n); where it is not (a
+            // jet that fills only part of a tube), the mean over the particles would be
+            // the jet's speed, not the flow's.
+            const double slabVolume = 2.0 * slab * std::numbers::pi * v.disc.radius * v.disc.radius; // mm^3
+            const double blood = double(speeds.size()) * sim_.particleVolumeMl() * 1000.0;          // mm^3
+            valves_[index].meanNormalSpeed.push_back(enough ? std::fabs(normalSum) * (blood / double(speeds.size())) / slabVolume : 0.0);
+            valves_[index].slabFill.push_back(blood / slabVolume);
             ++index;
         }
 }

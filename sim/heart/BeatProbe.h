@@ -34,8 +34,12 @@ public:
     struct ValveSamples {
         std::vector<double> speedP95;       ///< m/s at its plane while open, 0 while shut, per sample
         /// The mean speed across its disc along its normal (m/s, unsigned), per sample: the
-        /// flow through it over its area (continuity), 0 while shut.
+        /// flow through it (the flux of the blood within 1.5 spacings of its plane) over
+        /// its area, as continuity has it; 0 while shut.
         std::vector<double> meanNormalSpeed;
+        /// The blood's share of that slab (its particles' rest volume over the slab's),
+        /// per sample: ~1 where blood fills the disc, less where a jet fills part of it.
+        std::vector<double> slabFill;
         double peakSpeed() const;           ///< the largest of speedP95
     };
     const std::vector<ChamberSamples>& chambers() const { return chambers_; }
