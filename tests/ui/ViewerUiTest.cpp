@@ -361,7 +361,9 @@ TEST(Viewer, TheSpeedLegendHoldsItsRangeThroughABeat) {
         EXPECT_GE(now.max, widgets::BeatSpeedRange::kFloor);
         EXPECT_EQ(widgets::niceCeiling(now.max), now.max) << now.max << " m/s is not a round top";
         const bool newBeat = snapshot->cyclePhase < phase;
-        if (!newBeat) EXPECT_GE(now.max, range.max) << "the range narrowed within a beat at phase " << snapshot->cyclePhase;
+        if (!newBeat) {
+            EXPECT_GE(now.max, range.max) << "the range narrowed within a beat at phase " << snapshot->cyclePhase;
+        }
         range = now;
         phase = snapshot->cyclePhase;
     }
