@@ -343,9 +343,15 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                                         {"area_mm2", std::numbers::pi * v.disc.radius * v.disc.radius},
                                         {"in_ml_per_beat", f.inMl / beatsRun},
                                         {"out_ml_per_beat", f.outMl / beatsRun}};
+                // A leaking valve (the mitral-regurgitation preset): its orifice and the
+                // lumped model's regurgitant volume; out_ml_per_beat is the blood's.
+                if (v.regurgitantOrificeMm2 > 0.0) {
+                    valve["regurgitant_orifice_mm2"] = v.regurgitantOrificeMm2;
+                    valve["model_regurgitant_ml_per_beat"] = sim->regurgitantVolumeMl(valveIndex - 1);
+                }
                 // The arterial tree beyond a chamber's only outflow valve: a three-element
-                // Windkessel fed by what the wall ejects (docs/physiology.md), at the
-                // phases of volume_ml.
+                // Windkessel fed by what the wall ejects forward (docs/physiology.md), at
+                // the phases of volume_ml.
                 if (v.role == heart::ValveRole::Outflow && outflows == 1)
                     valve["downstream_pressure_mmhg"] = atPhases(sim->pressureCurves(c).downstream, volumes.size());
                 // Measured in the blood over the last beat (BeatProbe): the speed at the

@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     parser.setApplicationDescription("Atrium: a beating heart with SPH blood, for teaching.");
     parser.addHelpOption();
     const QList<QCommandLineOption> atriumOptions{
-        {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child, aortic-stenosis, four-chamber).", "NAME"},
+        {"phantom", "Show the synthetic heart NAME (adult, athlete, heart-failure, child, aortic-stenosis, four-chamber, mitral-regurgitation).", "NAME"},
         {"volumes", "Show the heart of a 4D scan: a folder or printf pattern of volumes, one per phase.", "PATTERN"},
         {"meshes", "Show a series of surface meshes: a folder or printf pattern, one per phase; once per chamber.", "PATTERN"},
         {"shell", "Show a series of surface meshes (an epicardium) around the heart as a translucent shell, no blood.",

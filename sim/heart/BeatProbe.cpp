@@ -95,12 +95,17 @@ void BeatProbe::sample() {
         for (const Valve& v : chamber.valves) {
             std::vector<double> speeds;
             double normalSum = 0.0;
-            if (flows[index] != ValveFlow::Shut) {
+            // An open valve is measured over its disc, a leaking shut one over its
+            // regurgitant orifice (the jet's vena contracta).
+            double radius = v.disc.radius;
+            if (flows[index] == ValveFlow::Shut)
+                radius = sim_.regurgitantFlowMlPerS(phase, index) > 0.0 ? std::sqrt(v.regurgitantOrificeMm2 / std::numbers::pi) : 0.0;
+            if (radius > 0.0) {
                 const sph::Vec3 normal = normalized(v.disc.normal);
                 for (std::size_t i = 0; i < n; ++i) {
                     const sph::Vec3 d = h.position[i] * 1000.f - v.disc.center;
                     const float along = dot(d, normal);
-                    if (std::fabs(along) > slab || lengthSquared(d - normal * along) > v.disc.radius * v.disc.radius) continue;
+                    if (std::fabs(along) > slab || lengthSquared(d - normal * along) > radius * radius) continue;
                     speeds.push_back(length(h.velocity[i]));
                     normalSum += dot(h.velocity[i], normal);
                 }
@@ -112,10 +117,10 @@ void BeatProbe::sample() {
             // the slab is full this is the particles' mean (v . n); where it is not (a
             // jet that fills only part of a tube), the mean over the particles would be
             // the jet's speed, not the flow's.
-            const double slabVolume = 2.0 * slab * std::numbers::pi * v.disc.radius * v.disc.radius; // mm^3
+            const double slabVolume = 2.0 * slab * std::numbers::pi * radius * radius; // mm^3
             const double blood = double(speeds.size()) * sim_.particleVolumeMl() * 1000.0;          // mm^3
             valves_[index].meanNormalSpeed.push_back(enough ? std::fabs(normalSum) * (blood / double(speeds.size())) / slabVolume : 0.0);
-            valves_[index].slabFill.push_back(blood / slabVolume);
+            valves_[index].slabFill.push_back(radius > 0.0 ? blood / slabVolume : 0.0);
             ++index;
         }
 }

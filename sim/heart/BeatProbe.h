@@ -32,7 +32,9 @@ public:
         std::vector<double> bloodToWall;    ///< its blood's volume / its wall's, per sample (empty without volumes)
     };
     struct ValveSamples {
-        std::vector<double> speedP95;       ///< m/s at its plane while open, 0 while shut, per sample
+        /// m/s at its plane while open (a leaking valve: in its regurgitant orifice while
+        /// it leaks), 0 while shut, per sample.
+        std::vector<double> speedP95;
         /// The mean speed across its disc along its normal (m/s, unsigned), per sample: the
         /// flow through it (the flux of the blood within 1.5 spacings of its plane) over
         /// its area, as continuity has it; 0 while shut.

@@ -69,6 +69,7 @@ HeartAnatomy HeartAnatomy::fromPhantom(const HeartPhantom& phantom) {
     mitral.role = ValveRole::Inflow;
     mitral.disc = phantom.mitralValve(0.0);
     mitral.disc.normal = -mitral.disc.normal;
+    if (const auto eroa = phantom.parameters().mitralRegurgitantOrificeCm2) mitral.regurgitantOrificeMm2 = *eroa * 100.0;
     // The reservoir: a disc across the atrium, behind its centre as seen from the valve
     // (where the pulmonary veins open), aimed at the valve. Its area, 0.64 of the
     // atrium's narrowest section (4.5 cm2 in the adult), lets the venous return in at

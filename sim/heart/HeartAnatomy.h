@@ -44,6 +44,11 @@ struct Valve {
     /// the chamber ejects.
     std::optional<sph::Vec3> outlet;
     double outletRadiusMm = 0.0;
+    /// Inflow: a leaking valve's effective regurgitant orifice area (mm²; 0: it shuts
+    /// tight). While the valve is shut and its chamber ejects, blood is driven back
+    /// through a hole of this area at the speed the lumped pressures give
+    /// (HeartSimulation::regurgitantFlowMlPerS).
+    double regurgitantOrificeMm2 = 0.0;
 
     /// Whether `p` (mm) lies beyond the valve (see beyondRadiusMm).
     bool beyond(sph::Vec3 p) const;

@@ -49,6 +49,11 @@ struct PhantomParameters {
     /// area), a hole in a 3 mm thick valve at the annulus. Empty: the valve opens to the
     /// whole annulus.
     std::optional<double> aorticValveAreaCm2;
+    /// A leaking mitral valve (mitral regurgitation): its effective regurgitant orifice
+    /// area (EROA, cm², below the valve's own area), open while the ventricle ejects;
+    /// the lumped circulation drives the regurgitant jet through it into the atrium
+    /// (HeartSimulation). Empty: a competent valve.
+    std::optional<double> mitralRegurgitantOrificeCm2;
     bool rightHeart = false;        ///< add a right ventricle wrapped around the septum
     /// The ascending aorta goes on into an aortic arch and a short descending aorta
     /// (blood flows through it to the outlet at its end).

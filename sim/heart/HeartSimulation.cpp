@@ -242,6 +242,10 @@ void HeartSimulation::startBeat() {
     sph::HostParticles h;
     solver_->read(sph::FieldPosition, h);
     for (std::size_t c = 0; c < anatomy_.chambers.size(); ++c) chamberCount_[c] = countChamber(c, h, nullptr);
+    beyondCount_.assign(valveSlots_.size(), 0);
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+        if (!regurgitantMlPerS_[i].empty()) beyondCount_[i] = countBeyond(i, h);
+    emittedAtCount_ = solver_->accounting().emitted;
     beatParticles_ = solver_->particleCount();
 }
 

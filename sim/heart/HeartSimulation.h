@@ -202,7 +202,10 @@ public:
     /// Blood that passed each valve (valvesAt() order) since the beat started, ml: the
     /// change of the particles in its chamber while it was the chamber's only open
     /// valve, counted whenever a valve of the chamber opens or closes and at the end of
-    /// each beat.
+    /// each beat. A leaking valve's outMl is what came back through it while it was shut
+    /// and the outflow valve open: the blood its atrium gained then, less what the
+    /// emitters let in (particle counts, exact); the outflow valve's is the chamber's
+    /// loss less that.
     struct ValveVolumes {
         double inMl = 0.0, outMl = 0.0;
     };
@@ -232,6 +235,17 @@ public:
     /// with the wall's motion prescribed, the level does not change the flow.
     /// A particle belongs to the valve nearest it: beyond it, or in its chamber.
     void physiologicalPressure(sph::HostParticles& particles) const;
+    /// A leaking inflow valve's regurgitant flow (Valve::regurgitantOrificeMm2), ml/s,
+    /// at `cycleFraction` (wraps); 0 for any other valve (valvesAt() order). The lumped
+    /// model's: while the valve is shut and its chamber ejects, the orifice area times
+    /// the jet speed the chamber-to-atrium pressure difference drives (the simplified
+    /// Bernoulli relation, v = sqrt(dp / 4) m/s for dp in mmHg), at most what the chamber
+    /// ejects at that moment. The 3D blood is driven through a hole of that area in the
+    /// shut valve's plane at that speed (sph::BoundaryPlane's hole); the arterial
+    /// Windkessel is fed the rest (the forward flow).
+    double regurgitantFlowMlPerS(double cycleFraction, std::size_t valve) const;
+    /// Its integral over one cycle (ml): the model's regurgitant volume per beat.
+    double regurgitantVolumeMl(std::size_t valve) const;
 
     /// Time spent on the valves since the start (ms): their timing, the planes and
     /// reservoirs set, the blood counted when they open or close and at end-diastole.
@@ -295,6 +309,17 @@ private:
     double sampledRate(const std::vector<double>& table, double cycleFraction) const;
     /// Sets each reservoir's emitter for `cycleFraction` (see venousReturn).
     void setReservoirInflow(double cycleFraction);
+    /// Opens the hole of each leaking valve's shut plane at `cycleFraction`'s
+    /// regurgitant flow, or closes it. The jet runs at the model's speed (flow / EROA);
+    /// the hole opens as wide as the 3D blood needs to carry the model's flow at it (a
+    /// hole a few particles across delivers about half: the blood converging on it
+    /// cannot keep up), from the blood its atrium gained between updates.
+    void setRegurgitantJets(double cycleFraction);
+    /// The valve slot nearest `pMm` (disc centres), the one whose side a point is on.
+    std::size_t nearestValve(sph::Vec3 pMm) const;
+    /// Blood beyond valve slot `valve` (nearer it than any other valve, on its far
+    /// side) among `particles` (m): a leaking valve's atrium, for the regurgitant count.
+    std::size_t countBeyond(std::size_t valve, const sph::HostParticles& particles) const;
 
     const MovingHeartMesh& heart_;
     double cycleSeconds_;
@@ -318,6 +343,25 @@ private:
     };
     std::vector<ValveSlot> valveSlots_;               // every valve, chamber by chamber
     std::vector<std::vector<double>> rateMlPerS_;     // per chamber, over the cycle, smoothed
+    /// Per valve slot, over the cycle: its regurgitant flow (ml/s; empty unless it leaks).
+    std::vector<std::vector<double>> regurgitantMlPerS_;
+    /// Per valve slot that leaks: the blood beyond it and the particles emitted in all
+    /// at the last count (countValveFlow: what the atrium gained but for its emitter came
+    /// back through the leak).
+    std::vector<std::size_t> beyondCount_;
+    std::uint64_t emittedAtCount_ = 0;
+    /// Per leaking valve slot, the jet's 3D orifice (setRegurgitantJets): its area over
+    /// the EROA, learnt beat after beat, and this systole's tallies so far (ml).
+    struct RegurgitantJet {
+        double areaScale = 1.0;
+        bool active = false;            ///< counting this systole's jet
+        bool holeOpen = false;          ///< the plane has its hole now
+        double phase = 0.0;             ///< beats() at the last update
+        std::size_t beyond = 0;         ///< blood beyond the valve then
+        std::uint64_t emitted = 0;      ///< particles emitted in all then
+        double targetMl = 0.0, deliveredMl = 0.0;
+    };
+    std::vector<RegurgitantJet> jets_;
     std::vector<double> peakRateMlPerS_;              // per chamber
     /// Per valve slot with a reservoir (others empty), over the cycle, smoothed: d/dt of
     /// the volume beyond the valve (the wall's triangles beyond it, nearer it than the

@@ -17,6 +17,7 @@ constexpr double kPascalPerMmHg = 133.322;
 void HeartSimulation::computePressureCurves() {
     const std::size_t chambers = rateMlPerS_.size();
     pressureCurves_.assign(chambers, {});
+    regurgitantMlPerS_.assign(valveSlots_.size(), {});
     for (std::size_t c = 0; c < chambers; ++c) {
         const std::vector<double>& rate = rateMlPerS_[c];
         const std::size_t n = rate.size();
@@ -33,6 +34,31 @@ void HeartSimulation::computePressureCurves() {
             }
         }
         pressureCurves_[c] = lumpedChamberPressures(settings_.circulation, cycleSeconds_, rate, samples, areas.inflowMm2, areas.outflowMm2);
+        // A leaking inflow valve: its regurgitant flow from the pressures, and the
+        // arterial side fed only the forward rest. The flow lowers the arterial and so
+        // the ventricle's pressure it depends on: a damped fixed point (halving the
+        // step each pass; 12 passes settle it to well under 1 %).
+        for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+            const Valve& valve = *valveSlots_[i].valve;
+            if (valveSlots_[i].chamber != c || valve.role != ValveRole::Inflow || !(valve.regurgitantOrificeMm2 > 0.0))
+                continue;
+            std::vector<double>& leak = regurgitantMlPerS_[i];
+            leak.assign(n, 0.0);
+            for (int pass = 0; pass < 12; ++pass) {
+                const ChamberPressureCurves& curves = pressureCurves_[c];
+                std::vector<double> forward = rate;
+                for (std::size_t k = 0; k < n; ++k) {
+                    if (!samples[k].outflowOpen || samples[k].inflowOpen || rate[k] >= 0.0) continue;
+                    const double atrium = curves.upstream.empty() ? 0.0 : curves.upstream[k];
+                    const double speed = std::sqrt(std::max(0.0, curves.chamber[k] - atrium) / 4.0); // m/s
+                    const double drive = std::min(valve.regurgitantOrificeMm2 * speed, -rate[k]); // mm^2 m/s = ml/s
+                    leak[k] = pass == 0 ? drive : 0.5 * (leak[k] + drive);
+                    forward[k] = rate[k] + leak[k];
+                }
+                pressureCurves_[c] =
+                    lumpedChamberPressures(settings_.circulation, cycleSeconds_, forward, samples, areas.inflowMm2, areas.outflowMm2);
+            }
+        }
     }
 }
 
@@ -54,10 +80,7 @@ void HeartSimulation::physiologicalPressure(sph::HostParticles& particles) const
         std::size_t where = 0;
         if (valves > 0) {
             const sph::Vec3 p = particles.position[i] * 1000.f; // mm
-            std::size_t nearest = 0;
-            float best = std::numeric_limits<float>::max();
-            for (std::size_t v = 0; v < valves; ++v)
-                if (const float d = lengthSquared(p - valveSlots_[v].valve->disc.center); d < best) best = d, nearest = v;
+            const std::size_t nearest = nearestValve(p);
             where = valveSlots_[nearest].valve->beyond(p) ? chambers + nearest : valveSlots_[nearest].chamber;
         }
         compartmentOf[i] = where;

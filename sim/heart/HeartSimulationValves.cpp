@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numbers>
 #include <optional>
 #include <sstream>
@@ -311,12 +312,103 @@ void HeartSimulation::countValveFlow(std::size_t chamber, const std::vector<Valv
             open = int(i);
             ++opened;
         }
+    // A leaking valve's atrium: what it gained but for the emitters came back through
+    // the leak (no sink lies there).
+    double regurgitant = 0.0;
+    const std::uint64_t emitted = solver_->accounting().emitted;
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        if (valveSlots_[i].chamber != chamber || regurgitantMlPerS_[i].empty()) continue;
+        const std::size_t beyond = countBeyond(i, h);
+        if (flows[i] == ValveFlow::Shut && opened == 1) {
+            const double gained = (double(beyond) - double(beyondCount_[i]) - double(emitted - emittedAtCount_)) * particleVolumeMl();
+            regurgitant = std::max(0.0, std::min(gained, -change));
+            valveVolumes_[i].outMl += regurgitant;
+        }
+        beyondCount_[i] = beyond;
+    }
+    emittedAtCount_ = emitted;
     if (opened != 1) return; // shut (leaks and noise) or several open at once (valveTiming off)
     ValveVolumes& v = valveVolumes_[std::size_t(open)];
     if (change >= 0.0)
         v.inMl += change;
     else
-        v.outMl -= change;
+        v.outMl -= change + regurgitant;
+}
+
+std::size_t HeartSimulation::nearestValve(sph::Vec3 pMm) const {
+    std::size_t nearest = 0;
+    float best = std::numeric_limits<float>::max();
+    for (std::size_t v = 0; v < valveSlots_.size(); ++v)
+        if (const float d = lengthSquared(pMm - valveSlots_[v].valve->disc.center); d < best) best = d, nearest = v;
+    return nearest;
+}
+
+std::size_t HeartSimulation::countBeyond(std::size_t valve, const sph::HostParticles& particles) const {
+    std::size_t count = 0;
+    for (const sph::Vec3& p : particles.position) {
+        const sph::Vec3 mm = p * 1000.f;
+        if (nearestValve(mm) == valve && valveSlots_[valve].valve->beyond(mm)) ++count;
+    }
+    return count;
+}
+
+double HeartSimulation::regurgitantFlowMlPerS(double cycleFraction, std::size_t valve) const {
+    if (valve >= valveSlots_.size()) throw std::out_of_range("heart: no valve " + std::to_string(valve));
+    return sampledRate(regurgitantMlPerS_[valve], cycleFraction);
+}
+
+double HeartSimulation::regurgitantVolumeMl(std::size_t valve) const {
+    if (valve >= valveSlots_.size()) throw std::out_of_range("heart: no valve " + std::to_string(valve));
+    const std::vector<double>& q = regurgitantMlPerS_[valve];
+    double sum = 0.0;
+    for (double x : q) sum += x;
+    return q.empty() ? 0.0 : sum / double(q.size()) * cycleSeconds_;
+}
+
+void HeartSimulation::setRegurgitantJets(double cycleFraction) {
+    jets_.resize(valveSlots_.size());
+    const double now = filling_ ? 0.0 : beats();
+    std::optional<sph::HostParticles> h;
+    for (std::size_t i = 0; i < valveSlots_.size(); ++i) {
+        const double area = valveSlots_[i].valve->regurgitantOrificeMm2;
+        if (regurgitantMlPerS_[i].empty() || valves_[i] != ValveFlow::Shut) continue;
+        RegurgitantJet& jet = jets_[i];
+        const double flow = filling_ ? 0.0 : regurgitantFlowMlPerS(cycleFraction, i);
+        // The controller steps every 4 ms (each step moves a particle or two only).
+        const bool due = !jet.active || flow <= 0.0 || (now - jet.phase) * cycleSeconds_ >= 0.004;
+        if ((flow > 0.0 || jet.active) && due) {
+            if (!h) solver_->read(sph::FieldPosition, h.emplace());
+            const std::size_t beyond = countBeyond(i, *h);
+            const std::uint64_t emitted = solver_->accounting().emitted;
+            if (jet.active) {
+                // What came back since the last update, against the model's flow then.
+                const double delivered =
+                    (double(beyond) - double(jet.beyond) - double(emitted - jet.emitted)) * particleVolumeMl();
+                const double target = regurgitantFlowMlPerS(jet.phase, i) * (now - jet.phase) * cycleSeconds_;
+                const double owed = target + 0.5 * (jet.targetMl - jet.deliveredMl);
+                if (target > 0.0) jet.areaScale *= std::clamp(owed / std::max(delivered, 0.1 * target), 0.8, 1.25);
+                jet.areaScale = std::clamp(jet.areaScale, 1.0, 3.0);
+                jet.targetMl += target;
+                jet.deliveredMl += delivered;
+            }
+            jet.active = flow > 0.0;
+            jet.phase = now;
+            jet.beyond = beyond;
+            jet.emitted = emitted;
+            if (!jet.active) jet.targetMl = jet.deliveredMl = 0.0;
+        }
+        if (!(flow > 0.0) && !jet.holeOpen) continue;
+        sph::BoundaryPlane plane = valvePlane(i, ValveFlow::Shut);
+        if (flow > 0.0) {
+            // The shut plane's normal points out of the chamber, the way the jet goes.
+            plane.holeRadius = float(std::sqrt(area * jet.areaScale / std::numbers::pi)) * kMm;
+            plane.holeSpeed = float(flow / area); // ml/s over mm^2 = m/s
+            plane.holeDepth = 1.5f * float(settings_.particleSpacingMm) * kMm;
+            plane.holeConvergence = 3.f * plane.holeRadius;
+        }
+        jet.holeOpen = flow > 0.0;
+        solver_->setPlane(valveSlots_[i].plane, plane);
+    }
 }
 
 void HeartSimulation::updateValves(double cycleFraction) {
@@ -332,6 +424,7 @@ void HeartSimulation::updateValves(double cycleFraction) {
         solver_->setPlane(slot.plane, valvePlane(i, flows[i]));
     }
     valves_ = flows;
+    setRegurgitantJets(cycleFraction);
     setReservoirInflow(cycleFraction);
     // Suction except while a chamber contracts: tension left in the blood as systole
     // squeezed it threw the heart-failure preset's apex blood at 20 m/s. Kept through
@@ -372,6 +465,9 @@ void HeartSimulation::setReservoirInflow(double cycleFraction) {
             // ml/s over mm^2 = m/s.
             double flow = sampledRate(reservoirRateMlPerS_[i], cycleFraction);
             if (valves_[i] == ValveFlow::Into) flow += std::max(0.0, chamberVolumeRateMlPerS(cycleFraction, slot.chamber));
+            // A leak fills the atrium from the other side (mitral regurgitation blunts
+            // the veins' S wave).
+            flow -= regurgitantFlowMlPerS(cycleFraction, i);
             flow += lackingMl / double(reservoirs) / kMakeUpSeconds;
             const double radius = slot.valve->reservoir->radius, area = std::numbers::pi * radius * radius;
             speed = std::clamp(flow / area, 0.0, settings_.venousReturnMaxSpeed);

@@ -55,6 +55,14 @@ void PhantomParameters::validate() const {
                                                    ") cm2 (below the annulus's own area; leave it empty for a normal valve)",
                          area);
     }
+    if (p.mitralRegurgitantOrificeCm2) {
+        const double area = *p.mitralRegurgitantOrificeCm2;
+        if (!finite(area) || area < 0.05 || area >= p.mitralValveAreaCm2)
+            badParameter("mitralRegurgitantOrificeCm2",
+                         "must be in [0.05, mitralValveAreaCm2 (" + std::to_string(p.mitralValveAreaCm2) +
+                             ")) cm2 (leave it empty for a competent valve)",
+                         area);
+    }
     if (p.rightHeart && p.rightHeartShell)
         badParameter("rightHeartShell", "excludes rightHeart (a right ventricle in the blood's image)", 1.0);
     if (!(p.bloodIntensity > p.myocardiumIntensity))
@@ -73,6 +81,7 @@ struct PhantomPreset {
     double aorticValveAreaCm2 = 0; ///< a stenotic valve's orifice; 0: none
     bool fourChambers = false;     ///< aortic arch and right heart shell
     int phases = 25;               ///< a slow heart's longer cycle takes more images
+    double mitralRegurgitantOrificeCm2 = 0; ///< a leaking mitral valve's EROA; 0: none
 };
 constexpr const char* kAdult = "adult";
 constexpr PhantomPreset kPresets[] = {
@@ -81,6 +90,9 @@ constexpr PhantomPreset kPresets[] = {
     {"child", 100, 60, 0.65, 6, 17, 3.0, 20},
     {"aortic-stenosis", 72, 120, 0.6, 8, 22, 5.0, 28, 0.8},
     {"four-chamber", 72, 120, 0.6, 8, 22, 5.0, 28, 0, true},
+    // Severe primary MR (Zoghbi 2017: EROA >= 0.40 cm2, RVol >= 60 ml, RF >= 50 %),
+    // with the dilated, hyperdynamic ventricle that a 60 ml regurgitant volume needs.
+    {"mitral-regurgitation", 72, 200, 0.65, 9, 22, 6.0, 28, 0, false, 25, 0.6},
 };
 
 } // namespace
@@ -100,6 +112,7 @@ PhantomParameters HeartPhantom::preset(const std::string& name) {
         if (k.aorticValveAreaCm2 > 0) p.aorticValveAreaCm2 = k.aorticValveAreaCm2;
         p.aorticArch = p.rightHeartShell = k.fourChambers;
         p.phases = k.phases;
+        if (k.mitralRegurgitantOrificeCm2 > 0) p.mitralRegurgitantOrificeCm2 = k.mitralRegurgitantOrificeCm2;
         return p;
     }
     std::string valid;

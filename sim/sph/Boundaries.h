@@ -32,12 +32,29 @@ enum class PlaneKind : int {
 
 /// A wall plane through `point` with unit `normal`. radius > 0 limits it to a disc of
 /// that radius around `point` (metres); radius <= 0 means an infinite plane.
+///
+/// A plane may have a hole (holeRadius > 0 and holeSpeed != 0): an orifice of that
+/// radius around `point` through which blood is driven at |holeSpeed| (m/s) along the
+/// normal (holeSpeed > 0) or against it (< 0), whatever the plane's kind - a leaking
+/// valve's regurgitant orifice, whose flow a lumped model sets. Within the hole blood
+/// may cross the plane that way, and blood within holeDepth of the plane there moves
+/// that way at that speed (the jet's vena contracta); elsewhere the plane is as its
+/// kind says. Upstream,
+/// within holeConvergence of the hole's centre, blood converges on it at least as a
+/// point sink's flow does, Q / (2 pi r^2) with Q = |holeSpeed| pi holeRadius^2 (the
+/// hemispheres of equal speed that echo's PISA method reads): the weakly compressible
+/// blood could not otherwise be drawn to the hole as fast as the jet leaves it.
 struct BoundaryPlane {
     Vec3 point;
     Vec3 normal{0.f, 0.f, 1.f};
     float radius = 0.f;
     PlaneKind kind = PlaneKind::TwoSided;
     float restitution = 0.5f;
+    float holeRadius = 0.f; ///< m; 0: no hole
+    float holeSpeed = 0.f;  ///< m/s along the normal (signed); 0: no hole
+    float holeDepth = 0.f;  ///< m on each side of the plane
+    float holeConvergence = 0.f; ///< m: radius of the upstream convergence; 0: none
+    ATRIUM_HD bool hasHole() const { return holeRadius > 0.f && holeSpeed != 0.f; }
 };
 
 enum class OutletShape : int { Sphere = 0, Box = 1 };
@@ -96,9 +113,32 @@ ATRIUM_HD bool collideWithBox(const BoxContainer& box, Vec3& position, Vec3& vel
 ATRIUM_HD bool collideWithPlane(const BoundaryPlane& plane, Vec3 previous, Vec3& position, Vec3& velocity) {
     const float d0 = dot(previous - plane.point, plane.normal);
     const float d1 = dot(position - plane.point, plane.normal);
+    if (plane.hasHole()) {
+        // Blood in the hole's slab is driven through it (BoundaryPlane).
+        const Vec3 offset = position - plane.point - plane.normal * d1;
+        if (fabsf(d1) < plane.holeDepth && lengthSquared(offset) < plane.holeRadius * plane.holeRadius) {
+            velocity = velocity + plane.normal * (plane.holeSpeed - dot(velocity, plane.normal));
+        } else if ((plane.holeSpeed > 0.f ? d1 < 0.f : d1 > 0.f) && plane.holeConvergence > 0.f) {
+            const Vec3 toHole = plane.point - position;
+            const float r2 = lengthSquared(toHole);
+            if (r2 < plane.holeConvergence * plane.holeConvergence && r2 > 0.f) {
+                const float r = sqrtf(r2);
+                const float speed = fabsf(plane.holeSpeed) * plane.holeRadius * plane.holeRadius / (2.f * r2);
+                const float towards = dot(velocity, toHole) / r;
+                if (towards < speed) velocity = velocity + toHole * ((speed - towards) / r);
+            }
+        }
+    }
     const bool crossed = (d0 >= 0.f && d1 < 0.f) || (d0 <= 0.f && d1 > 0.f && d0 != d1);
     if (!crossed) return false;
     if (plane.kind == PlaneKind::OneWay && d0 <= 0.f && d1 > 0.f) return false; // allowed direction
+    if (plane.hasHole() && (plane.holeSpeed > 0.f ? d1 > 0.f : d1 < 0.f)) {
+        // Crossing the hole's way: through the hole, or blocked by the plane around it.
+        const float t = d0 / (d0 - d1);
+        const Vec3 hitPoint = previous + (position - previous) * t;
+        const Vec3 inPlane = hitPoint - plane.point - plane.normal * dot(hitPoint - plane.point, plane.normal);
+        if (lengthSquared(inPlane) < plane.holeRadius * plane.holeRadius) return false;
+    }
     if (plane.radius > 0.f) {
         const float t = d0 / (d0 - d1);
         const Vec3 hitPoint = previous + (position - previous) * t;

@@ -272,6 +272,18 @@ TEST(PhantomPhysiology, PresetsHoldTheirPublishedVolumesAndRates) {
         EXPECT_LT(2.0 * h.aorticValve(0.0).radius, 20.0);
         EXPECT_LT(areaCm2(h.mitralValve(0.0).radius), 4.0);
     }
+    // Severe primary mitral regurgitation (Zoghbi 2017: EROA >= 0.40 cm²), compensated
+    // (Otto 2020 ACC/AHA guideline: LVEF > 60 %), with the dilated ventricle a 60 ml
+    // regurgitant volume needs (EDV above Lang's upper limit).
+    {
+        const auto [edv, ef] = edvEf("mitral-regurgitation");
+        const PhantomParameters p = HeartPhantom::preset("mitral-regurgitation");
+        ASSERT_TRUE(p.mitralRegurgitantOrificeCm2.has_value());
+        EXPECT_GE(*p.mitralRegurgitantOrificeCm2, 0.40);
+        EXPECT_LT(*p.mitralRegurgitantOrificeCm2, p.mitralValveAreaCm2);
+        EXPECT_GT(edv, 150.0);
+        EXPECT_GT(ef, 0.60);
+    }
 }
 
 TEST(PhantomPhysiology, AorticStenosisIsSevere) {
