@@ -94,3 +94,42 @@ TEST(Outlet, SphereAndBoxContainment) {
     EXPECT_TRUE(b.contains({0.5f, 0.5f, 0.5f}));
     EXPECT_FALSE(b.contains({1.5f, 0.5f, 0.5f}));
 }
+
+// A shut valve with a regurgitant orifice (BoundaryPlane's hole): blood crosses only
+// through the hole and only the hole's way, moves through it at the hole's speed, and
+// converges on it upstream at least as a point sink's flow does, Q / (2 pi r^2).
+TEST(BoundaryPlane, AHoleLetsBloodThroughOnlyItsWayAndAtItsSpeed) {
+    BoundaryPlane valve{{0.f, 0.f, 0.f}, {0.f, 0.f, 1.f}, 0.1f, PlaneKind::Closed, 0.f};
+    valve.holeRadius = 0.01f;
+    valve.holeSpeed = 5.f; // along the normal
+    valve.holeDepth = 0.003f;
+    valve.holeConvergence = 0.03f;
+    // Through the hole, the hole's way: passes, carried at the hole's speed.
+    Vec3 p{0.002f, 0.f, 0.001f}, v{0.f, 0.f, 1.f};
+    EXPECT_FALSE(collideWithPlane(valve, {0.002f, 0.f, -0.001f}, p, v));
+    EXPECT_FLOAT_EQ(p.z, 0.001f);
+    EXPECT_FLOAT_EQ(v.z, 5.f);
+    // A faster particle in the hole is held to the jet's speed too.
+    Vec3 fast{0.f, 0.f, -0.001f}, vf{0.f, 0.f, 9.f};
+    collideWithPlane(valve, {0.f, 0.f, -0.002f}, fast, vf);
+    EXPECT_FLOAT_EQ(vf.z, 5.f);
+    // Beside the hole the shut plane blocks.
+    Vec3 beside{0.05f, 0.f, 0.001f}, vb{0.f, 0.f, 1.f};
+    EXPECT_TRUE(collideWithPlane(valve, {0.05f, 0.f, -0.001f}, beside, vb));
+    EXPECT_LT(beside.z, 0.f);
+    // Back through the hole against its way: blocked.
+    Vec3 back{0.002f, 0.f, -0.001f}, vk{0.f, 0.f, -1.f};
+    EXPECT_TRUE(collideWithPlane(valve, {0.002f, 0.f, 0.001f}, back, vk));
+    EXPECT_GT(back.z, 0.f);
+    // Upstream, 2 cm from the hole's centre: drawn towards it at v R^2 / (2 r^2).
+    Vec3 up{0.f, 0.f, -0.02f}, vu{0.f, 0.f, 0.f};
+    collideWithPlane(valve, up - Vec3{0.f, 0.f, 0.001f}, up, vu);
+    EXPECT_NEAR(vu.z, 5.f * 0.01f * 0.01f / (2.f * 0.02f * 0.02f), 1e-5f);
+    // Beyond the convergence, and downstream, nothing is drawn.
+    Vec3 far{0.f, 0.f, -0.05f}, vfar{0.f, 0.f, 0.f};
+    collideWithPlane(valve, far, far, vfar);
+    EXPECT_FLOAT_EQ(vfar.z, 0.f);
+    Vec3 down{0.f, 0.02f, 0.01f}, vd{0.f, 0.f, 0.f};
+    collideWithPlane(valve, down, down, vd);
+    EXPECT_FLOAT_EQ(vd.z, 0.f);
+}
