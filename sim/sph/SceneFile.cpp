@@ -104,7 +104,8 @@ constexpr std::string_view kOutletBoxFields[] = {"type", "min", "max"};
 constexpr std::string_view kOpenDiscFields[] = {"shape", "center", "normal", "radius", "depth", "pressure", "velocity"};
 constexpr std::string_view kOpenRectangleFields[] = {
     "shape", "center", "normal", "axis", "halfWidth", "halfHeight", "depth", "pressure", "velocity"};
-constexpr std::string_view kPlaneFields[] = {"point", "normal", "radius", "type", "restitution"};
+constexpr std::string_view kPlaneFields[] = {"point", "normal", "radius", "type", "restitution", "hole"};
+constexpr std::string_view kHoleFields[] = {"radius", "speed", "depth", "convergence"};
 
 bool contains(std::span<const std::string_view> list, std::string_view s) {
     return std::find(list.begin(), list.end(), s) != list.end();
@@ -452,6 +453,14 @@ Scene readScene(const Reader& r, const json& doc) {
                 p.kind = PlaneKind(r.choice(x, xat, {"two-sided", "one-way", "closed"}));
             });
             ifPresent(v, ip, "restitution", [&](const json& x, const std::string& xat) { p.restitution = r.floatValue(x, xat); });
+            ifPresent(v, ip, "hole", [&](const json& h, const std::string& hat) {
+                r.checkFields(h, hat, kHoleFields);
+                ifPresent(h, hat, "radius", [&](const json& x, const std::string& xat) { p.holeRadius = r.floatValue(x, xat); });
+                ifPresent(h, hat, "speed", [&](const json& x, const std::string& xat) { p.holeSpeed = r.floatValue(x, xat); });
+                ifPresent(h, hat, "depth", [&](const json& x, const std::string& xat) { p.holeDepth = r.floatValue(x, xat); });
+                ifPresent(h, hat, "convergence",
+                          [&](const json& x, const std::string& xat) { p.holeConvergence = r.floatValue(x, xat); });
+            });
             scene.planes.push_back(p);
         }
     });
@@ -620,14 +629,21 @@ json sceneToJson(const Scene& scene) {
     }
     doc["openBoundaries"] = std::move(open);
     json planes = json::array();
-    for (const BoundaryPlane& pl : scene.planes)
-        planes.push_back(json{{"point", vec(pl.point)},
-                              {"normal", vec(pl.normal)},
-                              {"radius", number(pl.radius)},
-                              {"type", pl.kind == PlaneKind::OneWay   ? "one-way"
-                                       : pl.kind == PlaneKind::Closed ? "closed"
-                                                                      : "two-sided"},
-                              {"restitution", number(pl.restitution)}});
+    for (const BoundaryPlane& pl : scene.planes) {
+        json j{{"point", vec(pl.point)},
+               {"normal", vec(pl.normal)},
+               {"radius", number(pl.radius)},
+               {"type", pl.kind == PlaneKind::OneWay   ? "one-way"
+                        : pl.kind == PlaneKind::Closed ? "closed"
+                                                       : "two-sided"},
+               {"restitution", number(pl.restitution)}};
+        if (pl.holeRadius != 0.f || pl.holeSpeed != 0.f || pl.holeDepth != 0.f || pl.holeConvergence != 0.f)
+            j["hole"] = json{{"radius", number(pl.holeRadius)},
+                             {"speed", number(pl.holeSpeed)},
+                             {"depth", number(pl.holeDepth)},
+                             {"convergence", number(pl.holeConvergence)}};
+        planes.push_back(std::move(j));
+    }
     doc["planes"] = std::move(planes);
     return doc;
 }

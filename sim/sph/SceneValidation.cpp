@@ -362,6 +362,10 @@ void validateScene(Scene& scene, const std::string& sourceName) {
         if (pl.kind != PlaneKind::TwoSided && pl.kind != PlaneKind::OneWay && pl.kind != PlaneKind::Closed)
             v.fail(path + "/type", "unknown plane type " + std::to_string(int(pl.kind)));
         v.unitInterval(path + "/restitution", pl.restitution);
+        v.nonNegative(path + "/hole/radius", pl.holeRadius);
+        v.finite(path + "/hole/speed", pl.holeSpeed);
+        v.nonNegative(path + "/hole/depth", pl.holeDepth);
+        v.nonNegative(path + "/hole/convergence", pl.holeConvergence);
     }
 
     if (scene.fluidBlocks.empty() && scene.emitters.empty())

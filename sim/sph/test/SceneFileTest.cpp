@@ -47,7 +47,8 @@ constexpr const char* kFullScene = R"({
                      {"shape": "rectangle", "center": [0, -0.3, 0], "normal": [0, 2, 0], "axis": [1, 0, 0],
                       "halfWidth": 0.04, "halfHeight": 0.02, "pressure": -300, "velocity": 0.4}],
   "planes": [{"point": [0, 0, 0.2], "normal": [0, 3, 4], "radius": 0.1, "type": "one-way", "restitution": 0},
-             {"point": [0, 0, -0.2], "normal": [1, 0, 0]}]
+             {"point": [0, 0, -0.2], "normal": [1, 0, 0], "type": "closed",
+              "hole": {"radius": 0.004, "speed": -5, "depth": 0.003, "convergence": 0.012}}]
 })";
 
 /// A small valid scene to which each error test applies one change.
@@ -191,8 +192,14 @@ TEST(SceneFile, FullSceneReadsEveryField) {
     EXPECT_NEAR(s.planes[0].normal.z, 0.8f, 1e-6f);
     EXPECT_FLOAT_EQ(s.planes[0].radius, 0.1f);
     EXPECT_FLOAT_EQ(s.planes[0].restitution, 0.f);
-    EXPECT_EQ(s.planes[1].kind, PlaneKind::TwoSided);
+    EXPECT_EQ(s.planes[1].kind, PlaneKind::Closed);
     EXPECT_FLOAT_EQ(s.planes[1].restitution, 0.5f);
+    EXPECT_FALSE(s.planes[0].hasHole());
+    EXPECT_TRUE(s.planes[1].hasHole());
+    EXPECT_FLOAT_EQ(s.planes[1].holeRadius, 0.004f);
+    EXPECT_FLOAT_EQ(s.planes[1].holeSpeed, -5.f);
+    EXPECT_FLOAT_EQ(s.planes[1].holeDepth, 0.003f);
+    EXPECT_FLOAT_EQ(s.planes[1].holeConvergence, 0.012f);
 }
 
 TEST(SceneFile, OmittedFieldsTakeSceneDefaults) {
@@ -296,7 +303,7 @@ TEST(SceneFile, FormatCoversEveryFieldOfSceneH) {
         EXPECT_EQ(sizeof(Emitter), 44u) << "Emitter changed: update the scene format";
         EXPECT_EQ(sizeof(WallMeshSpec), 36u) << "WallMeshSpec changed: update the scene format";
         EXPECT_EQ(sizeof(Outlet), 44u) << "Outlet changed: update the scene format";
-        EXPECT_EQ(sizeof(BoundaryPlane), 36u) << "BoundaryPlane changed: update the scene format";
+        EXPECT_EQ(sizeof(BoundaryPlane), 52u) << "BoundaryPlane changed: update the scene format";
         EXPECT_EQ(sizeof(BoxContainer), 28u) << "BoxContainer changed: update the scene format";
         EXPECT_EQ(sizeof(OpenBoundary), 68u) << "OpenBoundary changed: update the scene format";
     }
@@ -448,6 +455,8 @@ TEST(SceneFileErrors, ImpossibleValues) {
     expectError(with("/emitters/0/direction", {0, 0, 0}), "/emitters/0/direction", "must not be the zero vector");
     expectError(with("/planes/0/normal", {0, 0, 0}), "/planes/0/normal", "must not be the zero vector");
     expectError(with("/planes/0/radius", -1), "/planes/0/radius", "must be >= 0");
+    expectError(with("/planes/1/hole/depth", -0.1), "/planes/1/hole/depth", "must be >= 0");
+    expectError(with("/planes/1/hole/radius", -1), "/planes/1/hole/radius", "must be >= 0");
     expectError(with("/emitters/0/radius", 0), "/emitters/0/radius", "must be > 0");
     expectError(with("/emitters/0/speed", 0), "/emitters/0/speed", "must be > 0");
     expectError(with("/emitters/0/rate", -1), "/emitters/0/rate", "must be >= 0");
