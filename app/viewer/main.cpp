@@ -515,6 +515,7 @@ int main(int argc, char** argv) {
     QElapsedTimer frameClock;
     std::vector<double> intervals;
     std::optional<std::uint64_t> narrativeShownAt; // the frame at which the narrative moment was set
+    std::optional<std::uint64_t> heldAt;           // the last frame at which a node's hold was still pending
     QElapsedTimer exportClock;
     widgets::NarrativeVideoExport exporter(view, workspace->overlays(), workspace->playback());
     QObject::connect(&exporter, &widgets::NarrativeVideoExport::progress, [&](double f) {
@@ -559,6 +560,15 @@ int main(int argc, char** argv) {
             return;
         }
         if (narrativeShownAt && view->framesRendered() < *narrativeShownAt + 3) return;
+        // A node that holds the heart at a phase: the beat goes on to it first (up to a
+        // cycle), and the picture waits until the blood and the wall are there.
+        if (narrativeShownAt) {
+            if (const widgets::BloodSource* blood = view->bloodSource(); blood && blood->pendingHold()) {
+                heldAt = view->framesRendered();
+                return;
+            }
+            if (heldAt && view->framesRendered() < *heldAt + 2) return;
+        }
         if (screenshot) {
             const QString path = parser.value("screenshot");
             try {
@@ -592,6 +602,7 @@ int main(int argc, char** argv) {
                 out["node"] = f.node + 1;
                 out["overlay_alpha"] = f.overlayAlpha;
                 out["transition"] = f.stage == narrative::PlayerStage::Transition;
+                out["cycle_phase"] = view->shownSnapshot()->cyclePhase;
             }
             std::cout << out.dump() << std::endl;
             std::exit(0);

@@ -66,6 +66,20 @@ if(NOT node EQUAL 1)
   message(FATAL_ERROR "expected the lecture's first node, got ${out}")
 endif()
 
+# A node that holds the heart (the tour's third, held at phase 0.7 with the blood
+# hidden): the picture waits until the beat has gone on to the held phase, as the
+# window shows it (before, it caught whatever phase the beat had reached: 0.2).
+execute_process(COMMAND ${ATRIUM} ${R} --narrative 1 --at 28 --screenshot ${OUT}/held.png --size 320x200 ${COMMON}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/held.png)
+  message(FATAL_ERROR "a screenshot at a held node failed (${rc}): ${err}")
+endif()
+string(JSON node GET "${out}" node)
+string(JSON phase GET "${out}" cycle_phase)
+if(NOT node EQUAL 3 OR phase LESS 0.68 OR phase GREATER 0.72)
+  message(FATAL_ERROR "expected the third node with the heart held at phase 0.7, got ${out}")
+endif()
+
 # Its author: larger than the audience's limit, and the video, from the lecture's own narratives.
 execute_process(COMMAND ${ATRIUM} ${R} --key ${KEY} --narrative 1 --at 1 --screenshot ${OUT}/large.png --size 800x500 ${COMMON}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
