@@ -398,6 +398,9 @@ void HeartSimulation::setRegurgitantJets(double cycleFraction) {
             if (!jet.active) jet.targetMl = jet.deliveredMl = 0.0;
         }
         if (!(flow > 0.0) && !jet.holeOpen) continue;
+        // The hole follows the controller (every 4 ms), not every step: on a GPU each
+        // change of a plane is an upload.
+        if (flow > 0.0 && jet.holeOpen && !due) continue;
         sph::BoundaryPlane plane = valvePlane(i, ValveFlow::Shut);
         if (flow > 0.0) {
             // The shut plane's normal points out of the chamber, the way the jet goes.
