@@ -522,9 +522,10 @@ TEST(Narratives, OverlayTextFitsItsBoxAndEveryBoxLiesInTheView) {
             const double base = item.kind == narrative::OverlayKind::Text ? textPx : textPx * 0.9;
             const double px = OverlayPainter::fittedTextPixels(html, box.size(), base);
             anyShrunk = anyShrunk || px < base;
-            if (px > OverlayPainter::kMinTextPixels)
+            if (px > OverlayPainter::kMinTextPixels) {
                 EXPECT_LE(OverlayPainter::textHeight(html, box.width(), px), box.height())
                     << item.text << " is cut at " << view.width() << "x" << view.height();
+            }
         }
     }
     // The long paragraph at 958 px does not fit at the view's text size: the case is tried.

@@ -192,7 +192,9 @@ TEST(PhantomPhysiology, EveryPhaseOfTheCycleInTheCurveAndInTheInterpolatedWall) 
             EXPECT_LE(p.peakEMlPerS / p.peakAMlPerS, 2.0);
             // Between E and A the filling slows to diastasis where the cycle leaves time
             // for it (Guyton & Hall's Wiggers diagram); a fast heart fuses E and A.
-            if (hr <= 75) EXPECT_LT(p.diastasisMinMlPerS, 0.3 * p.peakAMlPerS);
+            if (hr <= 75) {
+                EXPECT_LT(p.diastasisMinMlPerS, 0.3 * p.peakAMlPerS);
+            }
         }
     }
 }
@@ -210,8 +212,12 @@ TEST(PhantomPhysiology, TheAtriumIsTheVentriclesCounterpart) {
         EXPECT_NEAR(*lo, at(la, 0.0), 1e-6);
         EXPECT_NEAR(*hi, at(la, t.rapidFilling), 1e-6);
         for (std::size_t n = 0; n + 1 < la.ml.size(); ++n) {
-            if (la.t[n + 1] <= t.rapidFilling) EXPECT_GE(la.ml[n + 1], la.ml[n] - 1e-9) << "fills in systole, t " << la.t[n];
-            if (la.t[n] >= t.rapidFilling) EXPECT_LE(la.ml[n + 1], la.ml[n] + 1e-9) << "empties in diastole, t " << la.t[n];
+            if (la.t[n + 1] <= t.rapidFilling) {
+                EXPECT_GE(la.ml[n + 1], la.ml[n] - 1e-9) << "fills in systole, t " << la.t[n];
+            }
+            if (la.t[n] >= t.rapidFilling) {
+                EXPECT_LE(la.ml[n + 1], la.ml[n] + 1e-9) << "empties in diastole, t " << la.t[n];
+            }
         }
         // Passive emptying with E, a conduit in diastasis (it holds its volume while the
         // veins' blood passes on), and in A it gives what the ventricle gains then.
