@@ -181,7 +181,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             args,
             {"--phantom", "--volumes", "--meshes", "--chamber", "--valves", "--shell", "--isovalue", "--beats",
              "--particles", "--backend", "--cycle", "--fill", "--out", "--outputs-per-beat", "--bake", "--frames-per-beat",
-             "--settle-beats", "--max-memory", "--scale", "--units", "--sound-speed"},
+             "--settle-beats", "--max-memory", "--scale", "--units", "--sound-speed", "--venous-refill"},
             {"--json"}, {"--meshes", "--chamber", "--valves"});
         applyMemoryLimit(o);
         if (!o.positional.empty()) throw UsageError("heart takes no positional arguments");
@@ -197,6 +197,10 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         if (o.get("--cycle") && !o.get("--volumes") && !o.get("--meshes"))
             throw UsageError("--cycle goes with --volumes or --meshes: a phantom's heart rate is part of its preset");
         const double beats = o.positive("--beats", 1.0, "a number");
+        const std::optional<double> refill = o.number("--venous-refill");
+        if (refill && !(*refill >= 0.0 && *refill <= 1.0))
+            throw UsageError("--venous-refill expects a fraction of rest density in [0, 1] (0: off), got " +
+                             *o.get("--venous-refill"));
         const auto particles = std::size_t(o.integer("--particles", 15000, 100));
         const sph::BackendKind backend = backendFrom(o); // a typo is reported before the heart loads
         const double scale = scaleFrom(o);
@@ -253,6 +257,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             if (!(*c0 >= 1.0 && *c0 <= 200.0)) throw UsageError("--sound-speed expects m/s in 1-200");
             hs.soundSpeed = *c0;
         }
+        if (refill) hs.venousReturnRefill = *refill;
         requireFeasibleBlood(loaded, hs, source, particles);
         if (fill == "emitter") hs.fill = heart::HeartSimulationSettings::Fill::Emitter;
         if (bakeFile) return bakeHeart(source, loaded, hs, bake, *bakeFile, o.get("--json").has_value(), out, err);

@@ -359,6 +359,8 @@ std::string flowCacheKey(const std::string& heartKey, double cycleSeconds, const
       << "\nisovolumicFraction " << s.isovolumicFraction << "\nsoundSpeed " << s.soundSpeed << "\nviscosity "
       << s.viscosity << "\nwallTravel " << s.wallTravelPerUpdate << "\nsettleBeats " << b.settleBeats
       << "\nframesPerBeat " << b.framesPerBeat << "\n";
+    // Off by default; named only when on, so that the keys of earlier bakes stay.
+    if (s.venousReturnRefill > 0.0) k << "venousReturnRefill " << s.venousReturnRefill << "\n";
     return k.str();
 }
 

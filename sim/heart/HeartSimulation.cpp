@@ -33,6 +33,8 @@ HeartSimulation::HeartSimulation(const MovingHeartMesh& heart, double cycleSecon
         throw std::invalid_argument("heart: inflowSpeed must be finite and >= 0");
     if (!(settings_.venousReturnMaxSpeed >= 0.0) || !std::isfinite(settings_.venousReturnMaxSpeed))
         throw std::invalid_argument("heart: venousReturnMaxSpeed must be finite and >= 0");
+    if (!(settings_.venousReturnRefill >= 0.0 && settings_.venousReturnRefill <= 1.0))
+        throw std::invalid_argument("heart: venousReturnRefill must be in [0, 1] (0: off)");
     if (!(settings_.diastolicSuctionPa >= 0.0) || !std::isfinite(settings_.diastolicSuctionPa))
         throw std::invalid_argument("heart: diastolicSuctionPa must be finite and >= 0");
     if (!(settings_.topUpSeconds >= 0.0) || !std::isfinite(settings_.topUpSeconds))
@@ -247,6 +249,10 @@ void HeartSimulation::startBeat() {
         if (!regurgitantMlPerS_[i].empty()) beyondCount_[i] = countBeyond(i, h);
     emittedAtCount_ = solver_->accounting().emitted;
     beatParticles_ = solver_->particleCount();
+    if (settings_.venousReturn && settings_.venousReturnRefill > 0.0)
+        for (std::size_t i = 0; i < valveSlots_.size(); ++i)
+            if (valveSlots_[i].emitter && reservoirInAtrium_[i])
+                solver_->setEmitterRefill(*valveSlots_[i].emitter, float(settings_.venousReturnRefill));
 }
 
 double HeartSimulation::heartTime() const { return filling_ ? 0.0 : solver_->time() - beatStart_; }

@@ -68,6 +68,14 @@ struct HeartSimulationSettings {
     /// rest density at end-diastole (the push of the constant speed fills it).
     bool venousReturn = true;
     double venousReturnMaxSpeed = 1.0; ///< m/s
+    /// From the beat on, a venous return also refills its atrium's blood where it has
+    /// thinned below this fraction of rest density (sph::Solver::setEmitterRefill); 0
+    /// (the default): only where there is a hole. Without it the atrium thins to
+    /// ~0.85 rho0 while the ventricle draws on it in rapid filling (its emitter finds no
+    /// hole to fill) and the ventricle's blood falls to 0.89 of its wall's volume; with
+    /// 0.95 it stays at 0.99 or more, but the mitral E wave's p95 rises to ~1.4 m/s, above
+    /// the normal 0.6-1.0 (docs/physiology.md), so it is not the default yet.
+    double venousReturnRefill = 0.0;
     /// The most tension the blood carries (Pa; SolverParameters::maxTension): the
     /// ventricle's expansion draws blood from the atrium - diastolic suction - as in a
     /// heart, where the left ventricle's pressure falls a few mmHg below the atrium's.

@@ -149,6 +149,13 @@ public:
     /// entries): where an emitter must not place a particle. On a GPU this runs there,
     /// so that emitting costs no read-back of every position.
     virtual void markOccupied(std::span<const Vec3> candidates, float radius, std::vector<std::uint8_t>& blocked) const = 0;
+    /// The blood around each candidate as its particles have it: for candidate c,
+    /// sums[5c .. 5c + 4] += sum_j W_j (1, rho_j, v_j) with W_j = W_poly6(|x_c - x_j|) over
+    /// the live particles, their densities of the last step (`sums` has 5 entries per
+    /// candidate): whether the blood there has thinned enough for an emitter to add a
+    /// particle, and how it moves (Solver::setEmitterRefill). On a GPU this runs there.
+    virtual void sampleBloodAround(std::span<const Vec3> candidates, const SphKernels& kernels,
+                                   std::vector<float>& sums) const = 0;
     /// Waits until all queued work is done (timing); a no-op on the CPU.
     virtual void synchronize() {}
     virtual std::size_t bytesPerParticle() const = 0;

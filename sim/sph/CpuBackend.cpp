@@ -129,6 +129,25 @@ public:
         }
     }
 
+    void sampleBloodAround(std::span<const Vec3> candidates, const SphKernels& kernels,
+                           std::vector<float>& sums) const override {
+        if (candidates.empty()) return;
+        const Aabb box = candidateBounds(candidates, kernels.h);
+        for (std::size_t i = 0; i < pos_.size(); ++i) {
+            if (removed_[i] || !box.contains(pos_[i])) continue;
+            for (std::size_t c = 0; c < candidates.size(); ++c) {
+                const float w = kernels.poly6W(lengthSquared(candidates[c] - pos_[i]));
+                if (w <= 0.f) continue;
+                float* s = &sums[5 * c];
+                s[0] += w;
+                s[1] += w * density_[i];
+                s[2] += w * vel_[i].x;
+                s[3] += w * vel_[i].y;
+                s[4] += w * vel_[i].z;
+            }
+        }
+    }
+
     std::size_t bytesPerParticle() const override {
         // pos, vel, accel, tmp pos/vel (12 B each), their flat copies (24 B), density,
         // pressure, volume, key, order, list count (4 B each), removed flag (1 B), the

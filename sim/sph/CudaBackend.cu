@@ -354,6 +354,25 @@ public:
         ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // `candidates` and `blocked` are the caller's
     }
 
+    void sampleBloodAround(std::span<const Vec3> candidates, const SphKernels& kernels,
+                           std::vector<float>& sums) const override {
+        const std::size_t m = candidates.size();
+        if (m == 0 || hostUpper_ == 0) return;
+        candidates_.reserve(grown(candidates_.capacity(), m), 0, stream_);
+        candidateSums_.reserve(grown(candidateSums_.capacity(), 5 * m), 0, stream_);
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(candidates_.get(), candidates.data(), m * sizeof(Vec3),
+                                          cudaMemcpyHostToDevice, stream_));
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(candidateSums_.get(), sums.data(), 5 * m * sizeof(float),
+                                          cudaMemcpyHostToDevice, stream_));
+        bloodAroundKernel<<<blocksFor(hostUpper_), kBlockSize, 0, stream_>>>(
+            pos_.get(), vel_.get(), rhoP_.get(), removed_.get(), counters_.get(), candidateBounds(candidates, kernels.h),
+            candidates_.get(), std::uint32_t(m), kernels, candidateSums_.get());
+        ATRIUM_CUDA_CHECK(cudaGetLastError());
+        ATRIUM_CUDA_CHECK(cudaMemcpyAsync(sums.data(), candidateSums_.get(), 5 * m * sizeof(float),
+                                          cudaMemcpyDeviceToHost, stream_));
+        ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); // `candidates` and `sums` are the caller's
+    }
+
     void synchronize() override { ATRIUM_CUDA_CHECK(cudaStreamSynchronize(stream_)); }
 
     std::size_t bytesPerParticle() const override {
@@ -727,6 +746,7 @@ private:
     // Emitter candidates and their flags (markOccupied, a const query).
     mutable DeviceBuffer<Vec3> candidates_;
     mutable DeviceBuffer<std::uint8_t> candidateBlocked_;
+    mutable DeviceBuffer<float> candidateSums_; // sampleBloodAround's
     DeviceBuffer<unsigned char> wallBlock_;
     PinnedBuffer<unsigned char> wallStaging_[2];
     cudaEvent_t wallUploaded_[2] = {nullptr, nullptr};

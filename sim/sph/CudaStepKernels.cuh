@@ -238,5 +238,32 @@ __global__ void __launch_bounds__(kBlockSize)
         if (lengthSquared(candidates[c] - p) < r2) blocked[c] = 1;
 }
 
+/// Backend::sampleBloodAround: each live particle in the candidates' box adds
+/// W_poly6 (1, rho, v) to the sums of the candidates within h (atomically: the sums'
+/// order, and so their last bits, vary from run to run).
+__global__ void __launch_bounds__(kBlockSize)
+    bloodAroundKernel(const float4* __restrict__ pos, const float4* __restrict__ vel, const float2* __restrict__ rhoP,
+                      const std::uint8_t* __restrict__ removed, const DeviceCounters* counters, Aabb box,
+                      const Vec3* __restrict__ candidates, std::uint32_t candidateCount, SphKernels kernels,
+                      float* __restrict__ sums) {
+    const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= counters->count || removed[i]) return;
+    const Vec3 p = cuda::xyz(pos[i]);
+    if (!box.contains(p)) return;
+    const float rho = rhoP[i].x;
+    const Vec3 v = cuda::xyz(vel[i]);
+    for (std::uint32_t c = 0; c < candidateCount; ++c) {
+        const float w = kernels.poly6W(lengthSquared(candidates[c] - p));
+        if (w > 0.f) {
+            float* s = sums + 5 * c;
+            atomicAdd(s, w);
+            atomicAdd(s + 1, w * rho);
+            atomicAdd(s + 2, w * v.x);
+            atomicAdd(s + 3, w * v.y);
+            atomicAdd(s + 4, w * v.z);
+        }
+    }
+}
+
 } // namespace
 } // namespace atrium::sph

@@ -161,6 +161,7 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
                         : p.linearStiffness.value_or(p.soundSpeed * p.soundSpeed);
     emitterTravel_.assign(scene_.emitters.size(), 0.0);
     emitterEmitted_.assign(scene_.emitters.size(), 0);
+    emitterRefill_.assign(scene_.emitters.size(), std::nullopt);
     for (OpenBoundaryFlow& f : openFlow_) f.particleVolume = double(mass_) / restDensity_;
     fillOpenBoundaryBuffers();
     backend_->resetStageTimes();
@@ -389,8 +390,18 @@ void Solver::dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& veloc
     // An emitter adds blood only where there is room: a new particle closer than 3/4
     // of a spacing to an existing one would be compressed to ~2.4x rho0 (Tait: p_max)
     // and blow the fluid apart.
-    std::vector<std::uint8_t> blocked(positions.size(), 0);
-    backend_->markOccupied(positions, 0.75f * scene_.parameters.particleSpacing, blocked);
+    const float spacing = scene_.parameters.particleSpacing;
+    std::vector<std::uint8_t> blocked(positions.size(), 0), part;
+    // Each emitter's candidates are contiguous (emit()).
+    for (std::size_t begin = 0, end = 0; begin < positions.size(); begin = end) {
+        while (end < positions.size() && source[end] == source[begin]) ++end;
+        const std::span<const Vec3> spots = std::span<const Vec3>(positions).subspan(begin, end - begin);
+        const std::optional<float> refill = emitterRefill_[source[begin]];
+        part.assign(spots.size(), 0);
+        backend_->markOccupied(spots, 0.75f * spacing, part);
+        if (refill) refillThinnedSpots(spots, *refill, part, std::span<Vec3>(velocities).subspan(begin, end - begin));
+        std::copy(part.begin(), part.end(), blocked.begin() + std::ptrdiff_t(begin));
+    }
     std::size_t kept = 0;
     for (std::size_t c = 0; c < positions.size(); ++c) {
         if (blocked[c]) continue;
@@ -402,6 +413,30 @@ void Solver::dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& veloc
     positions.resize(kept);
     velocities.resize(kept);
     source.resize(kept);
+}
+
+void Solver::refillThinnedSpots(std::span<const Vec3> spots, float densityFraction, std::vector<std::uint8_t>& blocked,
+                                std::span<Vec3> velocities) const {
+    std::vector<std::uint8_t> crowded(spots.size(), 0);
+    backend_->markOccupied(spots, 0.5f * scene_.parameters.particleSpacing, crowded);
+    std::vector<float> sums(5 * spots.size(), 0.f);
+    backend_->sampleBloodAround(spots, kernels_, sums);
+    const float bound = densityFraction * restDensity_;
+    const float spacing = scene_.parameters.particleSpacing, apart2 = 2.25f * spacing * spacing;
+    std::vector<Vec3> refilled;
+    for (std::size_t c = 0; c < spots.size(); ++c) {
+        const float* s = &sums[5 * c];
+        if (!blocked[c] || crowded[c] || !(s[0] > 0.f) || s[1] >= bound * s[0]) continue;
+        // The blood around a spot refilled before it has that particle too, which the
+        // sample does not know: no two within 1.5 spacings in one layer.
+        bool near = false;
+        for (const Vec3& r : refilled) near = near || lengthSquared(spots[c] - r) < apart2;
+        if (near) continue;
+        blocked[c] = 0;
+        // It joins the blood there as it moves, not at the emitter's speed.
+        velocities[c] = Vec3{s[2], s[3], s[4]} / s[0];
+        refilled.push_back(spots[c]);
+    }
 }
 
 void Solver::updateAnalyticWall() {
@@ -520,6 +555,15 @@ void Solver::setEmitterSpeed(std::size_t index, float speed) {
                                 std::to_string(scene_.emitters.size()));
     if (!(speed >= 0.f) || !std::isfinite(speed)) throw std::invalid_argument("setEmitterSpeed: speed must be finite and >= 0");
     scene_.emitters[index].speed = speed;
+}
+
+void Solver::setEmitterRefill(std::size_t index, std::optional<float> densityFraction) {
+    if (index >= scene_.emitters.size())
+        throw std::out_of_range("setEmitterRefill: emitter " + std::to_string(index) + " of " +
+                                std::to_string(scene_.emitters.size()));
+    if (densityFraction && !(*densityFraction > 0.f && *densityFraction <= 1.f))
+        throw std::invalid_argument("setEmitterRefill: the density fraction must be in (0, 1]");
+    emitterRefill_[index] = densityFraction;
 }
 
 void Solver::setParticles(const std::vector<Vec3>& positions, const std::vector<Vec3>& velocities) {

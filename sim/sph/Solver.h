@@ -137,6 +137,17 @@ public:
     /// come every spacing / speed seconds and leave at that speed; 0 pauses it. Throws
     /// std::out_of_range for a bad index, std::invalid_argument for a negative speed.
     void setEmitterSpeed(std::size_t index, float speed);
+    /// Lets emitter `index` also refill blood that has thinned, from the next sub-step
+    /// on. By default (nullopt) an emitter adds blood only where there is a hole (no
+    /// particle within 3/4 of a spacing), and blood that has thinned out evenly (as the
+    /// atrium's does when the ventricle draws on it faster than it fills) stays thin.
+    /// With a fraction it also keeps a spot of its layer where no particle lies within
+    /// half a spacing, the blood around it (its particles' densities of the last step,
+    /// weighted by the kernel) is below `densityFraction` x rho0, and no spot so refilled
+    /// lies within 1.5 spacings; such a particle moves with the blood around it, not at
+    /// the emitter's speed. Throws std::out_of_range for a bad index,
+    /// std::invalid_argument unless the fraction is in (0, 1].
+    void setEmitterRefill(std::size_t index, std::optional<float> densityFraction);
     // --- open boundaries (Scene::openBoundaries, OpenBoundaries.h) ----------------------
     // For a lumped (0D) model around the 3D fluid, e.g. a Windkessel at an outflow: each
     // step (or frame), read the flow through the boundary and set its pressure from it:
@@ -209,6 +220,11 @@ private:
     void seed();
     void emit(float dt);
     void dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& velocities, std::vector<std::size_t>& source) const;
+    /// setEmitterRefill's rule: unblocks the spots (one emitter's) where the blood has
+    /// thinned below densityFraction x rho0 and no particle lies within half a spacing,
+    /// and gives each the velocity of the blood around it.
+    void refillThinnedSpots(std::span<const Vec3> spots, float densityFraction, std::vector<std::uint8_t>& blocked,
+                            std::span<Vec3> velocities) const;
     void updateAnalyticWall();
     /// After a new wall field: its pose time, the backend's copy, the time spent since `start`.
     void wallChanged(std::optional<double> poseTime, bool moving, std::chrono::steady_clock::time_point start);
@@ -242,6 +258,7 @@ private:
     ParticleAccounting accounting_;
     std::vector<double> emitterTravel_;       // travel since each emitter's last layer (m)
     std::vector<std::size_t> emitterEmitted_; // particles each emitter has added
+    std::vector<std::optional<float>> emitterRefill_; // setEmitterRefill: density bound / rho0
     std::vector<OpenBoundaryFlow> openFlow_;   // per open boundary, since the start
     std::vector<double> openFlowRate_;         // per open boundary, the last step's (m^3/s)
     std::uint32_t openSpawnReserve_ = 0;      // StepInput::openSpawnReserve

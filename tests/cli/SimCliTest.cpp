@@ -420,6 +420,20 @@ TEST(SimCli, HeartCanFillThroughTheAtrialInflow) {
     fs::remove_all(cache);
 }
 
+TEST(SimCli, HeartRefillsTheAtriumWhenAsked) {
+    const Result bad = run(heartCommand, {"--venous-refill", "1.5"});
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("--venous-refill"), std::string::npos) << bad.err;
+    // The refilling venous return runs from the beat's start (sph::Solver::setEmitterRefill,
+    // whose own test holds what it adds): through the first systole here.
+    const fs::path cache = tempDir("heart-refill-cache");
+    ::setenv("XDG_CACHE_HOME", cache.c_str(), 1);
+    const Result r = run(heartCommand, {"--venous-refill", "0.95", "--beats", "0.3", "--particles", "2000", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_GT(nlohmann::json::parse(r.out)["particles"].get<double>(), 1000.0);
+    fs::remove_all(cache);
+}
+
 TEST(SimCli, HeartNamesTheMissingInput) {
     EXPECT_EQ(run(heartCommand, {"--phantom", "adult", "--fill", "poured"}).code, 1) << "unknown fill";
     EXPECT_EQ(run(heartCommand, {"--outputs-per-beat", "5"}).code, 1) << "snapshots without --out";

@@ -377,3 +377,70 @@ TEST(Solver, ImpossibleScenesAreRejected) {
     s = boxScene({1000.f, 1000.f, 1000.f}, {{0.f, 0.f, 0.f}, {0.1f, 0.1f, 0.1f}}, 0.001f);
     EXPECT_THROW(Solver{s}, std::invalid_argument) << "a grid of 10^15 cells";
 }
+
+namespace {
+
+/// Fluid at rest spread about the centre of its emitter by `stretch` (blood that has
+/// thinned to 1 / stretch^3 of rest density) so that it just fills its closed box, with
+/// no gravity and no tension, and the emitter's spots on the lattice's sites before the
+/// stretch: the particles its first layer added and the fastest blood afterwards (it
+/// was still: a refilled particle joins it at rest, not at the emitter's 0.5 m/s).
+struct Refilled {
+    std::size_t added = 0;
+    double fastest = 0.0;
+};
+
+Refilled refillThinnedBlood(float stretch, std::optional<float> refill) {
+    const float side = 0.2f * stretch, gap = 0.5f * (side - 0.2f);
+    Scene s = boxScene({side, side, side}, {{gap, gap, gap}, {gap + 0.2f, gap + 0.2f, gap + 0.2f}});
+    s.parameters.gravity = {};
+    // A lattice site near the middle (seeded at gap + (i + 1/2) spacing), spread with it.
+    const Vec3 centre{gap + 0.105f, gap + 0.105f, gap + 0.105f};
+    Emitter e;
+    e.position = centre;
+    e.direction = {0.f, 0.f, 1.f};
+    e.radius = 0.06f;
+    e.speed = 0.5f; // its first layer is due a spacing's travel on
+    s.emitters.push_back(e);
+    Solver solver(s);
+    HostParticles h;
+    solver.read(FieldPosition, h);
+    for (Vec3& p : h.position) p = centre + (p - centre) * stretch;
+    solver.setParticles(h.position, std::vector<Vec3>(h.position.size()));
+    solver.setEmitterRefill(0, refill);
+    const std::size_t before = solver.particleCount();
+    while (solver.accounting().emitted == 0 && solver.time() < 0.05) solver.step(1e-3f);
+    Refilled r;
+    r.added = solver.particleCount() - before;
+    solver.read(FieldVelocity, h);
+    for (const Vec3& v : h.velocity) r.fastest = std::max(r.fastest, double(length(v)));
+    return r;
+}
+
+} // namespace
+
+TEST(Solver, AnEmitterRefillsBloodThatHasThinned) {
+    // Spread by 10 % each way, the blood is at 0.75 rho0, yet no spot of the layer is
+    // 3/4 of a spacing from every particle: a plain emitter adds nothing. The refilling
+    // one also adds where no particle is within half a spacing and the blood around is
+    // below 0.95 rho0 - and nothing where it is at rest density.
+    const Refilled plain = refillThinnedBlood(1.1f, std::nullopt);
+    const Refilled refilling = refillThinnedBlood(1.1f, 0.95f);
+    const Refilled atRest = refillThinnedBlood(1.f, 0.95f);
+    std::cout << "[ measured ] one layer into blood at 0.75 rho0: plain emitter " << plain.added
+              << " particles, refilling " << refilling.added << " (the fastest blood then " << refilling.fastest
+              << " m/s); into blood at rest: " << atRest.added << "\n";
+    EXPECT_GE(refilling.added, plain.added + 10);
+    EXPECT_EQ(atRest.added, 0u);
+    EXPECT_LT(refilling.fastest, 0.05) << "refilled particles join the still blood";
+}
+
+TEST(Solver, AnEmittersRefillBoundIsChecked) {
+    Scene s = boxScene({0.1f, 0.1f, 0.1f}, {{0.f, 0.f, 0.f}, {0.05f, 0.05f, 0.05f}});
+    s.emitters.push_back(Emitter{{0.05f, 0.05f, 0.08f}, {0.f, 0.f, -1.f}, 0.01f, 0.1f});
+    Solver solver(s);
+    EXPECT_THROW(solver.setEmitterRefill(1, 1.f), std::out_of_range);
+    EXPECT_THROW(solver.setEmitterRefill(0, 0.f), std::invalid_argument);
+    EXPECT_THROW(solver.setEmitterRefill(0, 1.1f), std::invalid_argument);
+    EXPECT_NO_THROW(solver.setEmitterRefill(0, std::nullopt));
+}
