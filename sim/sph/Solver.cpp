@@ -396,10 +396,12 @@ void Solver::dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& veloc
     for (std::size_t begin = 0, end = 0; begin < positions.size(); begin = end) {
         while (end < positions.size() && source[end] == source[begin]) ++end;
         const std::span<const Vec3> spots = std::span<const Vec3>(positions).subspan(begin, end - begin);
-        const std::optional<float> refill = emitterRefill_[source[begin]];
+        // 0: no refill (an open boundary's initial fill comes here as source 0 too).
+        const float refill =
+            source[begin] < emitterRefill_.size() ? emitterRefill_[source[begin]].value_or(0.f) : 0.f;
         part.assign(spots.size(), 0);
         backend_->markOccupied(spots, 0.75f * spacing, part);
-        if (refill) refillThinnedSpots(spots, *refill, part, std::span<Vec3>(velocities).subspan(begin, end - begin));
+        if (refill > 0.f) refillThinnedSpots(spots, refill, part, std::span<Vec3>(velocities).subspan(begin, end - begin));
         std::copy(part.begin(), part.end(), blocked.begin() + std::ptrdiff_t(begin));
     }
     std::size_t kept = 0;
