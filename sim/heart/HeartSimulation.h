@@ -73,7 +73,7 @@ struct HeartSimulationSettings {
     /// (the default): only where there is a hole. Without it the atrium thins to
     /// ~0.85 rho0 while the ventricle draws on it in rapid filling (its emitter finds no
     /// hole to fill) and the ventricle's blood falls to 0.89 of its wall's volume; with
-    /// 0.95 it stays at 0.99 or more, but the mitral E wave's p95 rises to ~1.4 m/s, above
+    /// 0.95 its lowest is 0.988 (adult, 15k), but the mitral E wave's p95 rises to ~1.4 m/s, above
     /// the normal 0.6-1.0 (docs/physiology.md), so it is not the default yet.
     double venousReturnRefill = 0.0;
     /// The most tension the blood carries (Pa; SolverParameters::maxTension): the
