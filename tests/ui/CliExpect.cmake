@@ -10,3 +10,13 @@ function(expect_failure needle)
     message(FATAL_ERROR "atrium ${ARGN}: expected '${needle}' in the error, got: ${err}")
   endif()
 endfunction()
+
+# expect_output(FILE VAR WHAT ARGS...) runs ${ATRIUM} ARGS and fails the test, naming
+# WHAT, unless it exits 0 having written FILE; VAR gets its standard output (the JSON).
+function(expect_output file var what)
+  execute_process(COMMAND ${ATRIUM} ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT EXISTS ${file})
+    message(FATAL_ERROR "${what} failed (${rc}): ${err}")
+  endif()
+  set(${var} "${out}" PARENT_SCOPE)
+endfunction()

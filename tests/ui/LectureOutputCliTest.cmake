@@ -3,6 +3,7 @@
 # signed it) exports its own narratives; a size beyond the limit is refused before
 # anything is rendered. The lecture: an unlocked copy of the sample lecture whose
 # author forbade video and allowed 640x400 at most, signed by its author.
+include(${CMAKE_CURRENT_LIST_DIR}/CliExpect.cmake)
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 set(R ${OUT}/r.atrium)
@@ -56,11 +57,8 @@ if(seconds GREATER 50)
 endif()
 
 # Within the limit, for anyone: the lecture's own narrative at a moment.
-execute_process(COMMAND ${ATRIUM} ${R} --narrative 1 --at 1 --screenshot ${OUT}/small.png --size 640x400 ${COMMON}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/small.png)
-  message(FATAL_ERROR "a screenshot within the limit failed (${rc}): ${err}")
-endif()
+expect_output(${OUT}/small.png out "a screenshot within the limit"
+              ${R} --narrative 1 --at 1 --screenshot ${OUT}/small.png --size 640x400 ${COMMON})
 string(JSON node GET "${out}" node)
 if(NOT node EQUAL 1)
   message(FATAL_ERROR "expected the lecture's first node, got ${out}")
@@ -69,11 +67,8 @@ endif()
 # A node that holds the heart (the tour's third, held at phase 0.7 with the blood
 # hidden): the picture waits until the beat has gone on to the held phase, as the
 # window shows it (before, it caught whatever phase the beat had reached: 0.2).
-execute_process(COMMAND ${ATRIUM} ${R} --narrative 1 --at 28 --screenshot ${OUT}/held.png --size 320x200 ${COMMON}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/held.png)
-  message(FATAL_ERROR "a screenshot at a held node failed (${rc}): ${err}")
-endif()
+expect_output(${OUT}/held.png out "a screenshot at a held node"
+              ${R} --narrative 1 --at 28 --screenshot ${OUT}/held.png --size 320x200 ${COMMON})
 string(JSON node GET "${out}" node)
 string(JSON phase GET "${out}" cycle_phase)
 if(NOT node EQUAL 3 OR phase LESS 0.68 OR phase GREATER 0.72)
@@ -81,16 +76,10 @@ if(NOT node EQUAL 3 OR phase LESS 0.68 OR phase GREATER 0.72)
 endif()
 
 # Its author: larger than the audience's limit, and the video, from the lecture's own narratives.
-execute_process(COMMAND ${ATRIUM} ${R} --key ${KEY} --narrative 1 --at 1 --screenshot ${OUT}/large.png --size 800x500 ${COMMON}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/large.png)
-  message(FATAL_ERROR "the author's screenshot beyond the audience's limit failed (${rc}): ${err}")
-endif()
-execute_process(COMMAND ${ATRIUM} ${R} --key ${KEY} --narrative 1 --export-video ${OUT}/author.mp4 --size 160x100 ${COMMON}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/author.mp4)
-  message(FATAL_ERROR "the author's export of the lecture's narrative failed (${rc}): ${err}")
-endif()
+expect_output(${OUT}/large.png out "the author's screenshot beyond the audience's limit"
+              ${R} --key ${KEY} --narrative 1 --at 1 --screenshot ${OUT}/large.png --size 800x500 ${COMMON})
+expect_output(${OUT}/author.mp4 out "the author's export of the lecture's narrative"
+              ${R} --key ${KEY} --narrative 1 --export-video ${OUT}/author.mp4 --size 160x100 ${COMMON})
 string(JSON frames GET "${out}" frames)
 if(frames LESS 10)
   message(FATAL_ERROR "expected the whole narrative in the author's video, got ${out}")
@@ -100,13 +89,9 @@ endif()
 file(COPY_FILE ${LECTURE} ${OUT}/locked.atrium)
 pack(set-restrictions ${OUT}/locked.atrium --max-resolution 640x400 --password-file ${OUT}/password)
 expect_refused("wrong password" ${OUT}/locked.atrium --password-file ${OUT}/wrong --screenshot ${OUT}/x.png --size 800x500 ${COMMON})
-execute_process(COMMAND ${ATRIUM} ${OUT}/locked.atrium --password-file ${OUT}/password --screenshot ${OUT}/locked.png
-                        --size 800x500 ${COMMON}
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/locked.png)
-  message(FATAL_ERROR "the author's password did not lift the limit (${rc}): ${err}")
-endif()
+expect_output(${OUT}/locked.png out "the author's password lifting the limit"
+              ${OUT}/locked.atrium --password-file ${OUT}/password --screenshot ${OUT}/locked.png --size 800x500 ${COMMON})
 
-include(${CMAKE_CURRENT_LIST_DIR}/CliExpect.cmake)
+
 expect_failure("goes with a lecture" --key ${KEY} --screenshot ${OUT}/x.png)
 expect_failure("has 1 narrative(s), not 4" ${R} --narrative 4 --screenshot ${OUT}/x.png --size 320x200 ${COMMON})

@@ -2,17 +2,15 @@
 # at a given moment (overlays included) reports the node and the overlays' alpha; a
 # short video export writes an MP4; a bad file, a narrative out of range and options
 # without --narratives fail with a message naming the culprit.
+include(${CMAKE_CURRENT_LIST_DIR}/CliExpect.cmake)
 file(REMOVE_RECURSE ${OUT})
 file(MAKE_DIRECTORY ${OUT})
 set(TOUR ${SOURCE}/content/narratives/phantom-tour.narratives.json)
 set(COMMON --phantom adult --particles 3000 --after-frames 3 --size 480x270 --timeout 240)
 
 # 2.0 s: the first node, its overlays fully shown (fade-in 0.8 s).
-execute_process(COMMAND ${ATRIUM} ${COMMON} --narratives ${TOUR} --narrative 1 --at 2 --screenshot ${OUT}/at2.png
-                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-if(NOT rc EQUAL 0 OR NOT EXISTS ${OUT}/at2.png)
-  message(FATAL_ERROR "narrative screenshot failed (${rc}): ${err}")
-endif()
+expect_output(${OUT}/at2.png out "narrative screenshot"
+              ${COMMON} --narratives ${TOUR} --narrative 1 --at 2 --screenshot ${OUT}/at2.png)
 string(JSON node GET "${out}" node)
 string(JSON alpha GET "${out}" overlay_alpha)
 if(NOT node EQUAL 1 OR NOT alpha EQUAL 1)
@@ -59,7 +57,7 @@ if(done EQUAL -1)
   message(FATAL_ERROR "no progress line on stderr: ${err}")
 endif()
 
-include(${CMAKE_CURRENT_LIST_DIR}/CliExpect.cmake)
+
 
 file(WRITE ${OUT}/bad.narratives.json "{\"format\": \"atrium-narratives\", \"version\": 7, \"narratives\": []}")
 expect_failure("/version: unsupported version 7" --narratives ${OUT}/bad.narratives.json --narrative 1 --screenshot ${OUT}/x.png)
