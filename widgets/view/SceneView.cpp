@@ -3,9 +3,11 @@
 
 #include "widgets/view/BloodSpheres.h"
 #include "widgets/view/ColorLegend.h"
+#include "widgets/view/EglContext.h"
 #include "widgets/view/FluidSurface.h"
 #include "widgets/view/HeartWall.h"
 #include "widgets/view/HudOverlay.h"
+#include "widgets/view/SceneRenderer.h"
 #include "widgets/lecture/ResourceGizmo.h"
 #include "widgets/view/BloodSource.h"
 #include "widgets/flow/SimulationRunner.h"
@@ -17,17 +19,13 @@
 #include <QCursor>
 #include <QKeyEvent>
 #include <QMouseEvent>
-#include <QOpenGLFramebufferObject>
-#include <QOpenGLFunctions>
+#include <QOpenGLContext>
 #include <QPainter>
 #include <QThreadPool>
 #include <QWheelEvent>
 
-#include <osg/Group>
 #include <osgUtil/IntersectionVisitor>
 #include <osgUtil/LineSegmentIntersector>
-#include <osgViewer/GraphicsWindow>
-#include <osgViewer/Viewer>
 
 #include <algorithm>
 #include <chrono>
@@ -68,32 +66,13 @@ osg::Vec3d toOsg(const narrative::Vec3& v) { return {v.x, v.y, v.z}; }
 } // namespace
 
 SceneView::SceneView(QWidget* parent)
-    : QOpenGLWidget(parent), viewer_(new osgViewer::Viewer), root_(new osg::Group), wall_(std::make_unique<HeartWall>()),
-      shellWall_(std::make_unique<HeartWall>(HeartWall::Kind::Shell)),
-      leaflets_(std::make_unique<HeartWall>(HeartWall::Kind::Leaflets)),
-      blood_(std::make_unique<BloodSpheres>()), fluid_(std::make_unique<FluidSurface>(blood_->geometry())),
-      gizmo_(std::make_unique<ResourceGizmo>()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
+    : QOpenGLWidget(parent), renderer_(std::make_unique<SceneRenderer>()), wall_(&renderer_->wall()),
+      shellWall_(&renderer_->shellWall()), leaflets_(&renderer_->leaflets()), blood_(&renderer_->blood()),
+      fluid_(&renderer_->fluid()), hud_(new HudOverlay(this)), legend_(new ColorLegend(this)) {
     setObjectName("sceneView");
     setFocusPolicy(Qt::StrongFocus);
     setMouseTracking(true);
     setMinimumSize(320, 240);
-
-    root_->addChild(blood_->node());
-    root_->addChild(fluid_->node());
-    root_->addChild(wall_->node());
-    root_->addChild(shellWall_->node());
-    shellWall_->setVisible(false);
-    root_->addChild(leaflets_->node());
-    leaflets_->setVisible(false);
-    root_->addChild(gizmo_->node());
-    root_->getOrCreateStateSet()->setMode(GL_LIGHTING, osg::StateAttribute::OFF);
-    viewer_->setSceneData(root_.get());
-    viewer_->setThreadingModel(osgViewer::Viewer::SingleThreaded);
-    viewer_->setKeyEventSetsDone(0);
-    viewer_->setQuitEventSetsDone(false);
-    // The view is framed from the camera rig, never by OSG's automatic near/far.
-    viewer_->getCamera()->setComputeNearFarMode(osg::CullSettings::DO_NOT_COMPUTE_NEAR_FAR);
-    viewer_->getCamera()->setClearColor(osg::Vec4(0.07f, 0.08f, 0.10f, 1.f));
 
     camera_.setMode(narrative::CameraMode::Orbit);
     camera_.orbit().setVerticalFieldOfView(kFieldOfViewDeg * std::numbers::pi / 180.0);
@@ -111,9 +90,46 @@ SceneView::SceneView(QWidget* parent)
 }
 
 SceneView::~SceneView() {
+    // The renderer releases its OpenGL objects with its context current.
+    if (offscreen_) {
+        try {
+            makeOffscreenCurrent();
+            renderer_.reset();
+        } catch (const EglError&) {
+            // The context is lost: its objects go with it.
+        }
+        offscreen_->doneCurrent();
+        return;
+    }
     makeCurrent();
-    viewer_ = nullptr; // releases GL objects with the context current
+    renderer_.reset();
     doneCurrent();
+}
+
+void SceneView::renderOffscreen(std::unique_ptr<EglContext> context) {
+    if (renderer_->realized()) throw std::logic_error("SceneView::renderOffscreen after the view was drawn");
+    offscreen_ = std::move(context);
+    makeOffscreenCurrent();
+    const auto [pw, ph] = pixels(width(), height());
+    renderer_->realize(QSize(pw, ph));
+    rendererReady(renderer_->glRenderer());
+    offscreen_->doneCurrent();
+}
+
+void SceneView::makeOffscreenCurrent() {
+    // GLVND lets a thread have one API's context current: a GLX context Qt left
+    // current (an offscreen platform that has GLX) is released first.
+    if (QOpenGLContext* qt = QOpenGLContext::currentContext()) qt->doneCurrent();
+    offscreen_->makeCurrent();
+}
+
+void SceneView::rendererReady(std::string glRenderer) {
+    // Drawing in software competes with the simulation for the same cores: measured on
+    // 2 cores, the simulation at normal priority held the view at ~17 fps.
+    glRenderer_ = std::move(glRenderer);
+    softwareRenderer_ =
+        glRenderer_.find("llvmpipe") != std::string::npos || glRenderer_.find("softpipe") != std::string::npos;
+    if (source_ && softwareRenderer_) source_->yieldToDrawing();
 }
 
 void SceneView::setBloodSource(std::shared_ptr<BloodSource> source) {
@@ -141,6 +157,7 @@ void SceneView::frameHeart(const narrative::Vec3& lo, const narrative::Vec3& hi)
     heartCenter_ = (lo + hi) * 0.5;
     const double radius = 0.5 * length(hi - lo);
     heartRadius_ = radius > 0.0 && std::isfinite(radius) ? radius : 1.0;
+    renderer_->setHeartRadius(heartRadius_);
     const double distance = heartRadius_ / std::tan(0.5 * kFieldOfViewDeg * std::numbers::pi / 180.0) * 1.05;
     // From the front left and a little above, so the heart reads as a 3D body.
     const narrative::Vec3 eye = heartCenter_ + narrative::Vec3{-distance * 0.45, -distance * 0.85, distance * 0.28};
@@ -297,28 +314,19 @@ std::pair<int, int> SceneView::pixels(int w, int h) const {
 }
 
 void SceneView::initializeGL() {
-    // Drawing in software competes with the simulation for the same cores: measured on
-    // 2 cores, the simulation at normal priority held the view at ~17 fps.
-    const auto* renderer = reinterpret_cast<const char*>(context()->functions()->glGetString(GL_RENDERER));
-    glRenderer_ = renderer ? renderer : "";
-    softwareRenderer_ =
-        glRenderer_.find("llvmpipe") != std::string::npos || glRenderer_.find("softpipe") != std::string::npos;
-    if (source_ && softwareRenderer_) source_->yieldToDrawing();
-    window_ = new osgViewer::GraphicsWindowEmbedded(0, 0, width(), height());
-    viewer_->getCamera()->setGraphicsContext(window_.get());
-    viewer_->getCamera()->setViewport(0, 0, width(), height());
-    viewer_->realize();
+    if (offscreen_) return; // drawn on its own context (a platform with GLX may still call this)
+    rendererReady(renderer_->glRenderer());
+    const auto [pw, ph] = pixels(width(), height());
+    renderer_->realize(QSize(pw, ph));
 }
 
-void SceneView::resizeGL(int w, int h) {
-    const auto [pw, ph] = pixels(w, h);
-    if (window_) {
-        window_->resized(0, 0, pw, ph);
-        window_->getEventQueue()->windowResize(0, 0, pw, ph);
-    }
-    viewer_->getCamera()->setViewport(0, 0, pw, ph);
-    blood_->setViewportHeight(ph);
-    fluid_->resize(pw, ph);
+// The renderer follows the frame's size as it draws (SceneRenderer::render).
+void SceneView::resizeGL(int, int) {}
+
+void SceneView::paintEvent(QPaintEvent* e) {
+    // Headless, Qt has no OpenGL to paint the widget with (its offscreen platform
+    // crashes trying): the frames are drawn on the EGL context instead.
+    if (!offscreen_) QOpenGLWidget::paintEvent(e);
 }
 
 void SceneView::resizeEvent(QResizeEvent* e) {
@@ -354,33 +362,44 @@ std::optional<narrative::Vec3> SceneView::pickWall(QPoint at) const {
 }
 
 void SceneView::showResourceGizmo(const narrative::Vec3& centre, double radius, const narrative::Vec3& target) {
-    gizmo_->set(centre, radius, target);
-    gizmo_->setVisible(true);
+    renderer_->gizmo().set(centre, radius, target);
+    renderer_->gizmo().setVisible(true);
     update();
 }
 
 void SceneView::hideResourceGizmo() {
-    gizmo_->setVisible(false);
+    renderer_->gizmo().setVisible(false);
     update();
 }
 
-void SceneView::applyCamera(int w, int h, const narrative::CameraPose& pose) {
-    const narrative::Vec3 eye = pose.position();
-    viewer_->getCamera()->setViewMatrixAsLookAt(toOsg(eye), toOsg(eye + pose.forward()), toOsg(pose.up()));
-    // Near and far from the heart's size: the camera may fly inside the ventricle.
-    const double nearPlane = heartRadius_ * 0.005, farPlane = heartRadius_ * 60.0;
-    viewer_->getCamera()->setProjectionMatrixAsPerspective(kFieldOfViewDeg, double(w) / std::max(h, 1), nearPlane, farPlane);
-    fluid_->setCamera(viewer_->getCamera()->getViewMatrix(), viewer_->getCamera()->getProjectionMatrix());
-}
-
 void SceneView::paintGL() {
+    if (offscreen_) return;
     const auto t0 = std::chrono::steady_clock::now();
     const auto [pw, ph] = pixels(width(), height());
-    window_->setDefaultFboId(defaultFramebufferObject());
-    applyCamera(pw, ph, camera_.pose());
-    viewer_->frame();
-    if (recorder_) captureVideoFrame(pw, ph);
+    renderer_->render(defaultFramebufferObject(), QSize(pw, ph), camera_.pose());
+    if (recorder_) captureVideoFrame(defaultFramebufferObject(), pw, ph);
     paintOverlays();
+    finishFrame(t0);
+}
+
+void SceneView::renderOffscreenFrame() {
+    const auto t0 = std::chrono::steady_clock::now();
+    const auto [pw, ph] = pixels(width(), height());
+    try {
+        makeOffscreenCurrent();
+        const unsigned fbo = renderer_->offscreenFramebuffer(QSize(pw, ph));
+        renderer_->render(fbo, QSize(pw, ph), camera_.pose());
+        if (recorder_) captureVideoFrame(fbo, pw, ph);
+    } catch (const std::exception& e) {
+        offscreen_->doneCurrent();
+        Q_EMIT renderFailed(QString::fromStdString(e.what()));
+        return;
+    }
+    offscreen_->doneCurrent();
+    finishFrame(t0);
+}
+
+void SceneView::finishFrame(std::chrono::steady_clock::time_point t0) {
     frameTimes_.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
     if (frameTimes_.size() > 600) frameTimes_.pop_front();
     ++frames_;
@@ -404,14 +423,7 @@ void SceneView::paintOverlays() {
     // QPainter's OpenGL engine draws from client-side arrays and leaves its own state
     // behind: OSG's buffers and arrays are unbound first, and afterwards the OpenGL
     // state is brought back to what OSG's record says it is.
-    osg::State& state = *window_->getState();
-    state.unbindVertexBufferObject();
-    state.unbindElementBufferObject();
-    state.disableAllVertexArrays();
-    // QPainter's engine takes unit 0 to be active; the surface's composite pass leaves
-    // unit 1 so, and the pictures' images were then sampled as black.
-    QOpenGLFunctions* f = context()->functions();
-    f->glActiveTexture(GL_TEXTURE0);
+    renderer_->beginForeignDrawing();
     {
         QPainter gl(this);
         const qreal ratio = devicePixelRatioF();
@@ -430,25 +442,7 @@ void SceneView::paintOverlays() {
                 gl.drawImage(r.topLeft(), image);
             }
     }
-    // OSG's record says which modes it left on; QPainter changed some. They are set
-    // back as recorded (State::dirtyAllModes would invert the record instead, and a
-    // mode QPainter left alone would then stay wrong for a frame: the blood's point
-    // size, for one). Attributes, arrays and the program are simply applied again.
-    const auto restore = [f](const osg::State::ModeMap& modes) {
-        for (const auto& [mode, stack] : modes)
-            if (stack.valid) stack.last_applied_value ? f->glEnable(mode) : f->glDisable(mode);
-    };
-    restore(state.getModeMap());
-    const auto& textureModes = state.getTextureModeMapList();
-    for (std::size_t unit = 0; unit < textureModes.size(); ++unit) {
-        f->glActiveTexture(GLenum(GL_TEXTURE0 + unit));
-        restore(textureModes[unit]);
-    }
-    f->glActiveTexture(GL_TEXTURE0 + state.getActiveTextureUnit());
-    f->glUseProgram(0);
-    state.setLastAppliedProgramObject(nullptr);
-    state.dirtyAllAttributes();
-    state.dirtyAllVertexArrays();
+    renderer_->endForeignDrawing();
 }
 
 void SceneView::startRecording(const std::string& path) {
@@ -461,7 +455,7 @@ void SceneView::startRecording(const std::string& path) {
 
 std::unique_ptr<VideoRecorder> SceneView::stopRecording() { return std::move(recorder_); }
 
-void SceneView::captureVideoFrame(int pw, int ph) {
+void SceneView::captureVideoFrame(unsigned fbo, int pw, int ph) {
     // A lecture that forbids video, opened while recording, keeps its frames out of it.
     if (auto why = outputGate_.refuseVideo(QSize(pw, ph))) {
         if (!recordingRefused_) Q_EMIT statusMessage("Recording paused: " + *why);
@@ -472,10 +466,7 @@ void SceneView::captureVideoFrame(int pw, int ph) {
     // The recording keeps the size it started with; frames of a resized view are skipped.
     if (pw != recorder_->sourceWidth() || ph != recorder_->sourceHeight()) return;
     std::vector<std::uint8_t> rgba(std::size_t(pw) * std::size_t(ph) * 4);
-    QOpenGLFunctions* gl = context()->functions();
-    gl->glBindFramebuffer(GL_FRAMEBUFFER, defaultFramebufferObject());
-    gl->glPixelStorei(GL_PACK_ALIGNMENT, 1);
-    gl->glReadPixels(0, 0, pw, ph, GL_RGBA, GL_UNSIGNED_BYTE, rgba.data());
+    renderer_->readRgba(fbo, QSize(pw, ph), rgba.data());
     recorder_->addFrame(std::move(rgba), recordClock_.elapsed() / 1000.0, true);
 }
 
@@ -485,21 +476,20 @@ QImage SceneView::renderImage(QSize size, const std::optional<narrative::CameraP
                                     std::to_string(kMaxImageSide) + " pixels");
     if (outputGate_.hasLecture())
         if (auto why = outputGate_.refuseImage(size)) throw std::invalid_argument(why->toStdString());
-    if (!window_) throw std::runtime_error("the view has not been shown yet");
+    if (!renderer_->realized()) throw std::runtime_error("the view has not been shown yet");
+    if (offscreen_) {
+        makeOffscreenCurrent();
+        try {
+            QImage image = renderer_->renderImage(size, from ? *from : camera_.pose());
+            offscreen_->doneCurrent();
+            return image;
+        } catch (...) {
+            offscreen_->doneCurrent();
+            throw;
+        }
+    }
     makeCurrent();
-    QOpenGLFramebufferObjectFormat format;
-    format.setAttachment(QOpenGLFramebufferObject::CombinedDepthStencil);
-    QOpenGLFramebufferObject fbo(size, format);
-    fbo.bind();
-    window_->setDefaultFboId(fbo.handle());
-    viewer_->getCamera()->setViewport(0, 0, size.width(), size.height());
-    blood_->setViewportHeight(size.height());
-    fluid_->resize(size.width(), size.height()); // restored by resizeGL below
-    applyCamera(size.width(), size.height(), from ? *from : camera_.pose());
-    viewer_->frame();
-    QImage image = fbo.toImage();
-    fbo.release();
-    resizeGL(width(), height()); // back to the widget's own viewport
+    QImage image = renderer_->renderImage(size, from ? *from : camera_.pose());
     doneCurrent();
     return image;
 }
@@ -560,7 +550,8 @@ void SceneView::advanceFrame() {
         status.removeAll(QString());
         hud_->show(fps_, shown_.get(), status.join(" | "));
     }
-    update();
+    if (offscreen_) renderOffscreenFrame();
+    else update();
 }
 
 bool SceneView::takeSnapshot() {

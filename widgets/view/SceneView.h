@@ -1,17 +1,20 @@
 #pragma once
-// The 3D view: an OpenSceneGraph viewer rendering into a QOpenGLWidget through an
-// embedded graphics window. It draws the heart wall and the blood of the latest
-// simulation snapshot, drives the camera with the VSim controllers of narrative/
-// (uSim, first person, orbit), and hosts the HUD and the colour legend as overlays.
+// The 3D view: hosts the scene's renderer (SceneRenderer: an OpenSceneGraph viewer
+// drawing into a framebuffer object) in a QOpenGLWidget. It shows the heart wall and
+// the blood of the latest simulation snapshot, drives the camera with the VSim
+// controllers of narrative/ (uSim, first person, orbit), and hosts the HUD and the
+// colour legend as overlays.
 //
 // Frames are paced by a timer (about 60 per second); each frame feeds the pending
 // input to the active controller, advances it by the elapsed time, takes the newest
-// snapshot if one arrived, and renders.
+// snapshot if one arrived, and renders: in the widget, or - headless, without a
+// display (renderOffscreen) - on an EGL context of its own, the widget never painted.
 
 #include "narrative/CameraRig.h"
 #include "narrative/ResourceActivation.h"
 #include "sim/heart/ValveLeaflets.h"
 #include "widgets/view/ColorMap.h"
+#include "widgets/view/SceneRenderer.h"
 #include "widgets/lecture/OutputGate.h"
 
 #include <QElapsedTimer>
@@ -19,9 +22,8 @@
 #include <QPointer>
 #include <QTimer>
 
-#include <osg/ref_ptr>
-
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <functional>
@@ -31,15 +33,8 @@
 #include <utility>
 #include <vector>
 
-namespace osg {
-class Group;
-}
 namespace atrium::heart {
 class MovingHeartMesh;
-}
-namespace osgViewer {
-class Viewer;
-class GraphicsWindowEmbedded;
 }
 
 namespace atrium::widgets {
@@ -47,10 +42,10 @@ namespace atrium::widgets {
 class BloodSource;
 class BloodSpheres;
 class ColorLegend;
+class EglContext;
 class FluidSurface;
 class HeartWall;
 class HudOverlay;
-class ResourceGizmo;
 class SimulationRunner;
 class VideoRecorder;
 struct BloodSnapshot;
@@ -68,6 +63,14 @@ public:
 
     explicit SceneView(QWidget* parent = nullptr);
     ~SceneView() override;
+
+    /// Headless: every frame is drawn on `context` (made current for the frame and
+    /// released after it) into a framebuffer of the view's size, and renderImage draws
+    /// there too; the widget itself is never painted, so its window must be shown with
+    /// Qt::WA_DontShowOnScreen (Qt's offscreen platform has no OpenGL for it). Before
+    /// the view is first drawn. Throws EglError when the context cannot be made current.
+    void renderOffscreen(std::unique_ptr<EglContext> context);
+    bool offscreen() const { return offscreen_ != nullptr; }
 
     /// Where the drawn blood comes from (null: none): the live simulation or a baked
     /// beat. The source it replaces is stopped and destroyed on a worker thread, so
@@ -173,7 +176,7 @@ public:
     QImage renderImage(QSize size, const std::optional<narrative::CameraPose>& from = std::nullopt);
 
     /// Vertical field of view of the camera, degrees.
-    static constexpr double kFieldOfViewDeg = 40.0;
+    static constexpr double kFieldOfViewDeg = SceneRenderer::kFieldOfViewDeg;
     /// Where the world point `worldMm` appears in a picture of `size` (e.g. the widget's
     /// size, or a screenshot's) taken from the current camera: pixels from the top-left
     /// corner, or nullopt when it lies behind the near plane.
@@ -202,11 +205,14 @@ Q_SIGNALS:
     void cameraAdvanced(double dt);
     void mouseCaptureChanged(bool captured);
     void statusMessage(const QString& text);
+    /// Headless: a frame could not be drawn on the offscreen context (why).
+    void renderFailed(const QString& why);
 
 protected:
     void initializeGL() override;
     void resizeGL(int w, int h) override;
     void paintGL() override;
+    void paintEvent(QPaintEvent* e) override;
     void mousePressEvent(QMouseEvent* e) override;
     void mouseReleaseEvent(QMouseEvent* e) override;
     void mouseMoveEvent(QMouseEvent* e) override;
@@ -225,11 +231,18 @@ private:
     /// The automatic range of the current quantity for `values` of the shown snapshot:
     /// the speed's is held per beat (BeatSpeedRange), the others' follow the values.
     ColorRange automaticRange(const std::vector<float>& values);
-    void applyCamera(int width, int height, const narrative::CameraPose& pose);
     void send(const narrative::InputEvent& event);
     void updateCursor();
     void updateClipPlane();
-    void captureVideoFrame(int pixelWidth, int pixelHeight);
+    void captureVideoFrame(unsigned fbo, int pixelWidth, int pixelHeight);
+    /// Headless: draws the frame on the EGL context (renderOffscreen).
+    void renderOffscreenFrame();
+    /// Makes the EGL context current, releasing a Qt context that is.
+    void makeOffscreenCurrent();
+    /// The renderer's context is known: GL_RENDERER, and whether it draws in software.
+    void rendererReady(std::string glRenderer);
+    /// After a frame was drawn: its time, the counters, frameRendered.
+    void finishFrame(std::chrono::steady_clock::time_point started);
     /// Device pixels of a size in widget units (high-DPI screens).
     std::pair<int, int> pixels(int w, int h) const;
     void updateBloodVisibility();
@@ -241,22 +254,21 @@ private:
     std::shared_ptr<const BloodSnapshot> shown_;
     std::uint64_t shownPublication_ = 0;
 
-    osg::ref_ptr<osgViewer::Viewer> viewer_;
-    osg::ref_ptr<osgViewer::GraphicsWindowEmbedded> window_;
-    osg::ref_ptr<osg::Group> root_;
-    std::unique_ptr<HeartWall> wall_;
-    std::unique_ptr<HeartWall> shellWall_;
+    std::unique_ptr<EglContext> offscreen_; // headless only; outlives the renderer
+    std::unique_ptr<SceneRenderer> renderer_;
+    // The renderer's parts, which the view updates from the snapshot and its settings.
+    HeartWall* wall_ = nullptr;
+    HeartWall* shellWall_ = nullptr;
     std::shared_ptr<const heart::MovingHeartMesh> shell_;
     std::uint64_t shellTopology_ = 0; // the shell's phase whose triangles are uploaded, + 1
     std::vector<float> shellVertexMm_;         // the shell on screen, for surfacesCrossedTo
     std::vector<std::uint32_t> shellTriangles_;
     void updateShell();
-    std::unique_ptr<HeartWall> leaflets_;
+    HeartWall* leaflets_ = nullptr;
     std::vector<heart::LeafletValve> leafletValves_;
     void updateLeaflets();
-    std::unique_ptr<BloodSpheres> blood_;
-    std::unique_ptr<FluidSurface> fluid_; // shares blood_'s particle geometry
-    std::unique_ptr<ResourceGizmo> gizmo_;
+    BloodSpheres* blood_ = nullptr;
+    FluidSurface* fluid_ = nullptr; // shares blood_'s particle geometry
     HudOverlay* hud_ = nullptr;
     ColorLegend* legend_ = nullptr;
 
