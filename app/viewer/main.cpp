@@ -18,6 +18,7 @@
 #include "widgets/narrative/NarrativeWorkspace.h"
 #include "widgets/lecture/OutputGate.h"
 #include "widgets/narrative/OverlayLayer.h"
+#include "widgets/view/EglContext.h"
 #include "widgets/view/SceneView.h"
 #include "widgets/flow/SimulationRunner.h"
 
@@ -161,6 +162,32 @@ OwnArguments takeOwnArguments(int argc, char** argv, const QList<QCommandLineOpt
     return out;
 }
 
+/// Whether the run renders without a display, on an EGL context of its own: asked for
+/// with --offscreen, or a headless command (--screenshot, --measure-frames,
+/// --export-video) with neither DISPLAY nor WAYLAND_DISPLAY set. Read from Atrium's own
+/// arguments before QApplication, which needs to know its platform.
+bool rendersOffscreen(const QStringList& own) {
+    const auto given = [&](const QString& name) {
+        return std::any_of(own.begin(), own.end(), [&](const QString& a) { return a == name || a.startsWith(name + "="); });
+    };
+    if (given("--offscreen")) return true;
+    const bool headless = given("--screenshot") || given("--measure-frames") || given("--export-video");
+    return headless && qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY");
+}
+
+/// Offscreen, Qt's platform has no OpenGL and says so once, when the window is shown,
+/// for the 3D view's QOpenGLWidget, which is never painted there (SceneView draws on the
+/// EGL context), and it cannot size a window that is on no screen: those lines would
+/// only mislead. Everything else passes.
+QtMessageHandler qtMessages = nullptr;
+void quietOffscreenGlWidget(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (type == QtWarningMsg && (message == "QOpenGLWidget is not supported on this platform." ||
+                                 message == "QOpenGLWidget: Failed to create context" ||
+                                 message == "This plugin does not support propagateSizeHints()"))
+        return;
+    qtMessages(type, context, message);
+}
+
 double percentile(std::vector<double> v, double q) {
     if (v.empty()) return 0.0;
     std::sort(v.begin(), v.end());
@@ -210,6 +237,8 @@ int main(int argc, char** argv) {
         {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
         {"measure-frames", "Render N frames with blood and print frame times (p50, p95) as JSON, then exit.", "N"},
         {"timeout", "Headless modes: give up after S seconds (default 300).", "S"},
+        {"offscreen", "Headless modes: render without a display, on an EGL context of its own (a GPU, else Mesa's "
+                      "llvmpipe); the default when DISPLAY and WAYLAND_DISPLAY are unset."},
         {"narratives", "Open a narratives file (docs/narratives.md); beside a lecture, in place of its own.", "FILE"},
         {"play", "With --narratives or a lecture: play narrative K (1 = the first) once the window is open.", "K"},
         {"narrative", "With --narratives or a lecture, and --screenshot or --export-video: narrative K (1 = the first).",
@@ -238,6 +267,13 @@ int main(int argc, char** argv) {
     // Qt reads its own options (-name, -display, ...) with two dashes too, and would take
     // `--name Ana` for itself: Atrium's options leave argv before QApplication sees it.
     OwnArguments own = takeOwnArguments(argc, argv, atriumOptions);
+    // Offscreen, Qt's widgets need no display (its offscreen platform) and the 3D view
+    // draws on an EGL context of its own.
+    const bool offscreen = rendersOffscreen(own.atrium);
+    if (offscreen) {
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+        qtMessages = qInstallMessageHandler(quietOffscreenGlWidget);
+    }
     QApplication app(own.qtArgc, own.qtArgv.data());
     QApplication::setOrganizationName("Atrium");
     QApplication::setApplicationName("Atrium");
@@ -398,11 +434,25 @@ int main(int argc, char** argv) {
     if (joining && !parser.isSet("code") && !parser.value("join").contains("code="))
         fail("--join needs the lecturer's join code: --code CODE");
     if ((lecture || joining || replaying) && headless) fail("--lecture, --join and --replay are for the window");
+    if (parser.isSet("offscreen") && !headless)
+        fail("--offscreen goes with --screenshot, --measure-frames or --export-video (the window needs a display)");
     const int port = parsePositive(parser, "port", 0, 1, 65535);
 
+    // Offscreen: the context comes from EGL, before anything is loaded, so that a
+    // machine without one hears why at once.
+    std::unique_ptr<widgets::EglContext> eglContext;
+    if (offscreen) {
+        try {
+            eglContext = std::make_unique<widgets::EglContext>();
+        } catch (const widgets::EglError& e) {
+            fail(QString(parser.isSet("offscreen") ? "--offscreen" : "offscreen rendering (no DISPLAY)") + ": " + e.what() +
+                     ". Mesa's EGL (Debian package libegl-mesa0) renders without a GPU.",
+                 4);
+        }
+    }
     // Without an OpenGL context Qt crashes in its own backing store when the 3D view is
     // shown (seen under Xvfb without GLX): say what is missing and stop instead.
-    if (QOpenGLContext probe; !probe.create()) {
+    if (QOpenGLContext probe; !offscreen && !probe.create()) {
         const QString why = "no OpenGL context can be created on this display (Qt platform '" +
                             QGuiApplication::platformName() +
                             "'); the 3D view needs OpenGL 3.3. Under Xvfb, Mesa's GLX provides it (Debian package "
@@ -464,6 +514,18 @@ int main(int argc, char** argv) {
         // The window's 3D view gets the requested size (menus and status bar around it).
         window.resize(size + (window.size() - view->size()));
         view->setFixedSize(size);
+    }
+    if (offscreen) {
+        // Shown for Qt (layouts, visibility, timers) but never put on a screen: the view
+        // draws its frames on the EGL context.
+        window.setAttribute(Qt::WA_DontShowOnScreen);
+        QObject::connect(view, &widgets::SceneView::renderFailed,
+                         [](const QString& why) { fail("offscreen rendering: " + why, kExitWriteFailed); });
+        try {
+            view->renderOffscreen(std::move(eglContext));
+        } catch (const std::exception& e) {
+            fail(QString("offscreen rendering: ") + e.what(), kExitWriteFailed);
+        }
     }
     widgets::LiveLectureUi live(&window, std::make_shared<app::LiveTransport>(), !headless);
     window.show();
@@ -533,7 +595,8 @@ int main(int argc, char** argv) {
                                     {"seconds", exportClock.elapsed() / 1000.0},
                                     {"frames_per_second", exporter.frameCount() / std::max(exportClock.elapsed() / 1000.0, 1e-3)},
                                     {"render_ms_p50", percentile(exporter.renderMs(), 0.5)},
-                                    {"software_renderer", view->softwareRenderer()}}
+                                    {"software_renderer", view->softwareRenderer()},
+                                    {"offscreen", view->offscreen()}}
                          .dump()
                   << std::endl;
         std::exit(0);
@@ -592,6 +655,8 @@ int main(int argc, char** argv) {
                                {"shell_triangles", view->shellTriangles()},
                                {"seconds_to_first_heart", window.secondsToFirstHeart()},
                                {"heart_cache", window.heartCacheStatus()},
+                               {"offscreen", view->offscreen()},
+                               {"gl_renderer", view->glRenderer()},
                                {"lecture", window.lectureUi()->lecture()
                                                ? nlohmann::json(window.lectureUi()->lecture()->title().toStdString())
                                                : nlohmann::json()}};
@@ -629,6 +694,7 @@ int main(int argc, char** argv) {
                                     {"restarts", view->runner() ? view->runner()->restarts() : 0},
                                     {"software_renderer", view->softwareRenderer()},
                                     {"gl_renderer", view->glRenderer()},
+                                    {"offscreen", view->offscreen()},
                                     {"backend", snap->backend},
                                     {"sim_thread_nice", view->runner() ? view->runner()->threadNiceness() : 0}}
                          .dump()
