@@ -11,6 +11,20 @@ function(expect_failure needle)
   endif()
 endfunction()
 
+# write_short_tour(TOUR DIR): DIR/short.narratives.json, a copy of the narratives file
+# TOUR cut to its first narrative's first node (no transition), with the shipped
+# narratives' media beside it: a video export of a few seconds.
+function(write_short_tour tour dir)
+  file(READ ${tour} text)
+  string(JSON first GET "${text}" narratives 0 nodes 0)
+  string(JSON short SET "${text}" narratives 0 nodes "[${first}]")
+  string(JSON short SET "${short}" narratives 0 transitions "[]")
+  file(MAKE_DIRECTORY ${dir})
+  get_filename_component(folder ${tour} DIRECTORY)
+  file(COPY ${folder}/media DESTINATION ${dir})
+  file(WRITE ${dir}/short.narratives.json "${short}")
+endfunction()
+
 # expect_output(FILE VAR WHAT ARGS...) runs ${ATRIUM} ARGS and fails the test, naming
 # WHAT, unless it exits 0 having written FILE; VAR gets its standard output (the JSON).
 function(expect_output file var what)

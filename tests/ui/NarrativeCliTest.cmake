@@ -33,13 +33,7 @@ if(NOT rc EQUAL 0 OR NOT transition OR NOT node EQUAL 2)
 endif()
 
 # A short export: the tour's first 3 s at 160x90, 4 fps, as a one-node copy of it.
-file(READ ${TOUR} tour)
-string(JSON first GET "${tour}" narratives 0 nodes 0)
-string(JSON shortTour SET "${tour}" narratives 0 nodes "[${first}]")
-string(JSON shortTour SET "${shortTour}" narratives 0 transitions "[]")
-file(MAKE_DIRECTORY ${OUT}/short)
-file(COPY ${SOURCE}/content/narratives/media DESTINATION ${OUT}/short)
-file(WRITE ${OUT}/short/short.narratives.json "${shortTour}")
+write_short_tour(${TOUR} ${OUT}/short)
 execute_process(COMMAND ${ATRIUM} --phantom adult --particles 3000 --after-frames 3 --timeout 240 --size 160x90 --fps 4
                         --narratives ${OUT}/short/short.narratives.json --narrative 1 --export-video ${OUT}/tour.mp4
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

@@ -66,16 +66,9 @@ if(NOT frames EQUAL 20 OR NOT width EQUAL 320 OR renderer STREQUAL "")
 endif()
 message(STATUS "measured offscreen: ${out}")
 
-# 3. A narrative's video with no display: the shipped tour's first node (as
-# NarrativeCliTest.cmake cuts it), 160x90 at 4 fps, its overlays painted in.
-set(TOUR ${SOURCE}/content/narratives/phantom-tour.narratives.json)
-file(READ ${TOUR} tour)
-string(JSON first GET "${tour}" narratives 0 nodes 0)
-string(JSON shortTour SET "${tour}" narratives 0 nodes "[${first}]")
-string(JSON shortTour SET "${shortTour}" narratives 0 transitions "[]")
-file(MAKE_DIRECTORY ${OUT}/short)
-file(COPY ${SOURCE}/content/narratives/media DESTINATION ${OUT}/short)
-file(WRITE ${OUT}/short/short.narratives.json "${shortTour}")
+# 3. A narrative's video with no display: the shipped tour's first node, 160x90 at
+# 4 fps, its overlays painted in.
+write_short_tour(${SOURCE}/content/narratives/phantom-tour.narratives.json ${OUT}/short)
 expect_output(${OUT}/tour.mp4 out "narrative video without a display"
               ${COMMON} --size 160x90 --fps 4 --narratives ${OUT}/short/short.narratives.json --narrative 1
               --export-video ${OUT}/tour.mp4)
