@@ -5,6 +5,7 @@
 
 #include <array>
 #include <cstdio>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -121,7 +122,6 @@ EglContext::EglContext() {
             if (EGLContext c = createContext(display, why); c != EGL_NO_CONTEXT) {
                 display_ = display;
                 context_ = c;
-                origin_ = name + (features && *features ? std::string(" (") + features + ")" : std::string());
             } else {
                 tried.push_back(name + ": " + why);
             }
@@ -139,7 +139,6 @@ EglContext::EglContext() {
             if (EGLContext c = createContext(display, why); c != EGL_NO_CONTEXT) {
                 display_ = display;
                 context_ = c;
-                origin_ = "Mesa surfaceless";
             } else {
                 tried.push_back("surfaceless: " + why);
             }

@@ -14,7 +14,6 @@
 // Qt-free: EGL's handles are kept as opaque pointers so that no EGL header leaks out.
 
 #include <stdexcept>
-#include <string>
 
 namespace atrium::widgets {
 
@@ -42,14 +41,10 @@ public:
     /// Leaves the calling thread with no current context (a GLX context may then be
     /// made current again).
     void doneCurrent();
-    /// Where the context came from: "EGL device 0 (EGL_NV_device_cuda ...)" or
-    /// "Mesa surfaceless", for messages and the JSON of headless runs.
-    const std::string& origin() const { return origin_; }
 
 private:
     void* display_ = nullptr; // EGLDisplay
     void* context_ = nullptr; // EGLContext
-    std::string origin_;
 };
 
 } // namespace atrium::widgets
