@@ -34,3 +34,16 @@ function(expect_output file var what)
   endif()
   set(${var} "${out}" PARENT_SCOPE)
 endfunction()
+
+# expect_no_renderer(PATTERN FILE WHAT COMMAND...) runs COMMAND (an atrium command line
+# in a setting without the OpenGL it needs) and fails the test, naming WHAT, unless it
+# exits 4 with PATTERN (a regular expression) in its error output and leaves no FILE.
+function(expect_no_renderer pattern file what)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc ERROR_VARIABLE err)
+  if(NOT rc EQUAL 4 OR NOT err MATCHES "${pattern}")
+    message(FATAL_ERROR "${what}: expected exit 4 and '${pattern}', got ${rc}: ${err}")
+  endif()
+  if(EXISTS ${file})
+    message(FATAL_ERROR "${what}: the failed run left ${file} behind")
+  endif()
+endfunction()
