@@ -205,7 +205,7 @@ void SceneRenderer::endForeignDrawing() {
     // mode QPainter left alone would then stay wrong for a frame: the blood's point
     // size, for one). Attributes, arrays and the program are simply applied again.
     osg::State& s = state();
-        const auto restore = [](const osg::State::ModeMap& modes) {
+    const auto restore = [](const osg::State::ModeMap& modes) {
         for (const auto& [mode, stack] : modes)
             if (stack.valid) stack.last_applied_value ? glEnable(mode) : glDisable(mode);
     };
