@@ -234,6 +234,8 @@ int main(int argc, char** argv) {
         {"flow-file", "Play this baked beat (atrium-sim heart --bake FILE) of the heart shown.", "FILE"},
         {"screenshot", "Render, write the view to PATH (PNG) and exit.", "PATH"},
         {"after-frames", "With --screenshot or --measure-frames: frames to render with blood first (default 10).", "N"},
+        {"after-seconds", "With --screenshot or --measure-frames: also wait until the blood shown has been simulated S "
+                          "seconds (simulated_seconds in the JSON), e.g. into systole; --timeout bounds the wait.", "S"},
         {"size", "Image or window size for --screenshot / --measure-frames (default 1280x720).", "WxH"},
         {"measure-frames", "Render N frames with blood and print frame times (p50, p95) as JSON, then exit.", "N"},
         {"timeout", "Headless modes: give up after S seconds (default 300).", "S"},
@@ -367,6 +369,14 @@ int main(int argc, char** argv) {
     options.headless = headless;
     const QSize size = parseSize(parser.value("size").isEmpty() ? "1280x720" : parser.value("size"));
     const int afterFrames = parsePositive(parser, "after-frames", 10, 1, 100000);
+    double afterSeconds = 0.0;
+    if (parser.isSet("after-seconds")) {
+        bool ok = false;
+        afterSeconds = parser.value("after-seconds").toDouble(&ok);
+        if (!ok || !std::isfinite(afterSeconds) || afterSeconds < 0.0 || afterSeconds > 3600.0)
+            fail("--after-seconds expects simulated seconds in 0-3600, got '" + parser.value("after-seconds") + "'");
+        if (!screenshot && measure == 0) fail("--after-seconds goes with --screenshot or --measure-frames");
+    }
     const int timeout = parsePositive(parser, "timeout", 300, 1, 86400);
 
     if (parser.isSet("mode")) {
@@ -605,6 +615,8 @@ int main(int argc, char** argv) {
         if (auto* r = view->runner(); r && r->state() == widgets::SimulationRunner::State::Failed)
             fail("the simulation stopped: " + QString::fromStdString(r->failure()), kExitBloodFailed);
         if (view->framesWithBlood() < std::uint64_t(afterFrames)) return;
+        if (const auto shown = view->shownSnapshot(); afterSeconds > 0.0 && (!shown || shown->simulatedSeconds < afterSeconds))
+            return;
         if (exportVideo) {
             if (exporter.running()) return;
             if (auto why = view->outputGate().refuseVideo(size)) fail(*why, kExitRefused);

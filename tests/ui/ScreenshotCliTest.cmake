@@ -29,6 +29,8 @@ expect_failure("--size" --screenshot ${OUT}/bad.png --size 0x0)
 expect_failure("--size" --screenshot ${OUT}/bad.png --size 99999x10)
 expect_failure("nope" --phantom nope --screenshot ${OUT}/bad.png)
 expect_failure("--mode" --mode sideways --screenshot ${OUT}/bad.png)
+expect_failure("--after-seconds expects" --after-seconds soon --screenshot ${OUT}/bad.png)
+expect_failure("--after-seconds goes with" --after-seconds 0.2)
 expect_failure("${OUT}/no-such-folder" --meshes ${OUT}/no-such-folder --screenshot ${OUT}/bad.png --timeout 60)
 # A display without OpenGL (Xvfb without GLX, imitated by turning Qt's GL integration
 # off): a message that says so instead of a crash inside Qt.
