@@ -184,7 +184,7 @@ void Solver::fillOpenBoundaryBuffers() {
                 if (wall_ && !wall_->empty() && wall_->signedDistance(x) > -p.wallMargin) continue;
                 positions.push_back(x);
                 velocities.push_back(initialVelocity);
-                source.push_back(0);
+                source.push_back(kNotAnEmitter);
             }
         }
     }
@@ -396,9 +396,9 @@ void Solver::dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& veloc
     for (std::size_t begin = 0, end = 0; begin < positions.size(); begin = end) {
         while (end < positions.size() && source[end] == source[begin]) ++end;
         const std::span<const Vec3> spots = std::span<const Vec3>(positions).subspan(begin, end - begin);
-        // 0: no refill (an open boundary's initial fill comes here as source 0 too).
+        // 0: no refill (nor for an open boundary's fill, which is no emitter's).
         const float refill =
-            source[begin] < emitterRefill_.size() ? emitterRefill_[source[begin]].value_or(0.f) : 0.f;
+            source[begin] == kNotAnEmitter ? 0.f : emitterRefill_[source[begin]].value_or(0.f);
         part.assign(spots.size(), 0);
         backend_->markOccupied(spots, 0.75f * spacing, part);
         if (refill > 0.f) refillThinnedSpots(spots, refill, part, std::span<Vec3>(velocities).subspan(begin, end - begin));

@@ -219,6 +219,8 @@ private:
     float cflTimeStep() const;
     void seed();
     void emit(float dt);
+    /// dropOccupied's source of candidates that no emitter adds (an open boundary's fill).
+    static constexpr std::size_t kNotAnEmitter = static_cast<std::size_t>(-1);
     void dropOccupied(std::vector<Vec3>& positions, std::vector<Vec3>& velocities, std::vector<std::size_t>& source) const;
     /// setEmitterRefill's rule: unblocks the spots (one emitter's) where the blood has
     /// thinned below densityFraction x rho0 and no particle lies within half a spacing,
