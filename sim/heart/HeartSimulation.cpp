@@ -503,25 +503,13 @@ sph::Aabb cycleBounds(const MovingHeartMesh& heart) {
 
 
 double ventricleVolumeMl(const sph::TriangleMesh& meshMm, const HeartAnatomy& anatomy) {
-    // Sample the mesh's signed distance on a fine grid and count the inside points on
-    // the chamber's side of its valves: exact to a fraction of the grid step.
-    const sph::Aabb b = meshMm.bounds();
-    const float step = 0.5f;
-    sph::WallDistanceField field;
-    sph::WallDistanceField::Settings settings;
-    settings.cellSize = 1.f;
-    field.build(meshMm, nullptr, settings);
-    const auto ventricleSide = [&](sph::Vec3 p) {
+    // Count the points of a 0.5 mm lattice inside the mesh and on the chamber's side of
+    // its valves: exact to a fraction of the lattice step.
+    constexpr float kStep = 0.5f;
+    const std::size_t inside = meshMm.countLatticePointsInside(kStep, [&](sph::Vec3 p) {
         return anatomy.chambers.empty() || HeartAnatomy::insideValves(anatomy.chambers.front(), p);
-    };
-    std::size_t inside = 0;
-    for (float z = b.lo.z + 0.5f * step; z < b.hi.z; z += step)
-        for (float y = b.lo.y + 0.5f * step; y < b.hi.y; y += step)
-            for (float x = b.lo.x + 0.5f * step; x < b.hi.x; x += step) {
-                const sph::Vec3 p{x, y, z};
-                if (ventricleSide(p) && field.signedDistance(p) < 0.f) ++inside;
-            }
-    return double(inside) * step * step * step * 1e-3; // mm^3 -> ml
+    });
+    return double(inside) * kStep * kStep * kStep * 1e-3; // mm^3 -> ml
 }
 
 } // namespace atrium::heart

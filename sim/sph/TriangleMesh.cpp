@@ -1,8 +1,12 @@
 #include "sim/sph/TriangleMesh.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_reduce.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
@@ -107,6 +111,92 @@ TriangleMesh TriangleMesh::icosphere(Vec3 center, float radius, int subdivisions
                                  float(center.z + radius * d.z)});
     mesh.triangles = std::move(tris);
     return mesh;
+}
+
+} // namespace atrium::sph
+
+namespace atrium::sph {
+
+std::size_t TriangleMesh::countLatticePointsInside(float step, const std::function<bool(Vec3)>& accept) const {
+    if (!(step > 0.f) || !std::isfinite(step))
+        throw std::invalid_argument("countLatticePointsInside: step must be positive and finite, got " + std::to_string(step));
+    if (triangles.empty()) return 0;
+    const Aabb b = bounds();
+    const double s = step;
+    const auto count = [&](float lo, float hi) { return std::size_t(std::max(0.0, std::floor((double(hi) - lo) / s))) + 1; };
+    const std::size_t nx = count(b.lo.x, b.hi.x), ny = count(b.lo.y, b.hi.y), nz = count(b.lo.z, b.hi.z);
+    // The lattice index range [first, last] whose coordinates lo + (n + 1/2) s fall in [a, c].
+    const auto span = [&](double lo, double a, double c, std::size_t n) {
+        const double f = std::max(0.0, std::ceil((a - lo) / s - 0.5)), l = std::floor((c - lo) / s - 0.5);
+        return std::pair<std::size_t, std::size_t>{std::size_t(f), l < f ? 0 : std::min(std::size_t(l) + 1, n)};
+    };
+    // The triangles each x row of the lattice can cross (compressed rows, index j + ny k):
+    // counted on the first pass, listed on the second.
+    std::vector<std::uint32_t> start(ny * nz + 1, 0), next, list;
+    for (int pass = 0; pass < 2; ++pass) {
+        if (pass == 1) {
+            for (std::size_t r = 0; r < ny * nz; ++r) start[r + 1] += start[r];
+            next.assign(start.begin(), start.end() - 1);
+            list.resize(start.back());
+        }
+        for (std::uint32_t t = 0; t < triangles.size(); ++t) {
+            const Vec3 &p = vertices[triangles[t][0]], &q = vertices[triangles[t][1]], &r = vertices[triangles[t][2]];
+            const double margin = 0.01 * s; // beyond the largest nudge of a row (below)
+            const auto [j0, j1] = span(b.lo.y, std::min({p.y, q.y, r.y}) - margin, std::max({p.y, q.y, r.y}) + margin, ny);
+            const auto [k0, k1] = span(b.lo.z, std::min({p.z, q.z, r.z}) - margin, std::max({p.z, q.z, r.z}) + margin, nz);
+            for (std::size_t k = k0; k < k1; ++k)
+                for (std::size_t j = j0; j < j1; ++j) {
+                    if (pass == 0) ++start[j + ny * k + 1];
+                    else list[next[j + ny * k]++] = t;
+                }
+        }
+    }
+    const auto rowCount = [&](std::size_t j, std::size_t k) -> std::size_t {
+        std::vector<double> crossings;
+        for (int attempt = 0; attempt < 4; ++attempt) {
+            // The row's (y, z), nudged by an irrational fraction of a step on a retry.
+            const double y = b.lo.y + (double(j) + 0.5) * s + attempt * 1.1e-3 * std::numbers::sqrt2 * s;
+            const double z = b.lo.z + (double(k) + 0.5) * s + attempt * 0.7e-3 * std::numbers::pi * s;
+            crossings.clear();
+            bool grazed = false;
+            for (std::uint32_t e = start[j + ny * k]; e < start[j + ny * k + 1] && !grazed; ++e) {
+                const auto& t = triangles[list[e]];
+                const Vec3 &p = vertices[t[0]], &q = vertices[t[1]], &r = vertices[t[2]];
+                const auto edge = [&](const Vec3& a, const Vec3& c) {
+                    return (double(c.y) - a.y) * (z - a.z) - (double(c.z) - a.z) * (y - a.y);
+                };
+                const double w0 = edge(q, r), w1 = edge(r, p), w2 = edge(p, q);
+                if (w0 == 0.0 || w1 == 0.0 || w2 == 0.0) {
+                    // On an edge's line: a crossing only if within the other two edges.
+                    if ((w0 >= 0 && w1 >= 0 && w2 >= 0) || (w0 <= 0 && w1 <= 0 && w2 <= 0)) grazed = true;
+                    continue;
+                }
+                if ((w0 > 0) != (w1 > 0) || (w1 > 0) != (w2 > 0)) continue;
+                const double d = w0 + w1 + w2;
+                crossings.push_back((w0 * p.x + w1 * q.x + w2 * r.x) / d);
+            }
+            if (grazed || crossings.size() % 2 != 0) continue;
+            std::sort(crossings.begin(), crossings.end());
+            std::size_t inside = 0;
+            for (std::size_t c = 0; c < crossings.size(); c += 2) {
+                const auto [i0, i1] = span(b.lo.x, crossings[c], crossings[c + 1], nx);
+                for (std::size_t i = i0; i < i1; ++i)
+                    if (accept(Vec3{float(b.lo.x + (double(i) + 0.5) * s), float(y), float(z)})) ++inside;
+            }
+            return inside;
+        }
+        throw std::runtime_error("countLatticePointsInside: the lattice row at y = " + std::to_string(b.lo.y + (j + 0.5) * s) +
+                                 ", z = " + std::to_string(b.lo.z + (k + 0.5) * s) +
+                                 " crosses the surface an odd number of times: the mesh is not closed");
+    };
+    return tbb::parallel_reduce(
+        tbb::blocked_range<std::size_t>(0, nz), std::size_t(0),
+        [&](const tbb::blocked_range<std::size_t>& range, std::size_t n) {
+            for (std::size_t k = range.begin(); k < range.end(); ++k)
+                for (std::size_t j = 0; j < ny; ++j) n += rowCount(j, k);
+            return n;
+        },
+        std::plus<>());
 }
 
 } // namespace atrium::sph

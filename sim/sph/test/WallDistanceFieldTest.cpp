@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -84,6 +85,43 @@ TEST(TriangleMesh, IcosphereRejectsBadArguments) {
     EXPECT_THROW(TriangleMesh::icosphere({}, 0.f, 2), std::invalid_argument);
     EXPECT_THROW(TriangleMesh::icosphere({}, 1.f, -1), std::invalid_argument);
     EXPECT_THROW(TriangleMesh::icosphere({}, 1.f, 9), std::invalid_argument);
+}
+
+/// The lattice points inside `m` by the winding number, point by point (the slow,
+/// independent way), those `accept` takes.
+std::size_t insideByWindingOnLattice(const TriangleMesh& m, float step, const std::function<bool(Vec3)>& accept) {
+    const Aabb b = m.bounds();
+    std::size_t n = 0;
+    for (float z = b.lo.z + 0.5f * step; z <= b.hi.z; z += step)
+        for (float y = b.lo.y + 0.5f * step; y <= b.hi.y; y += step)
+            for (float x = b.lo.x + 0.5f * step; x <= b.hi.x; x += step)
+                if (insideByWinding(m, {x, y, z}) && accept({x, y, z})) ++n;
+    return n;
+}
+
+TEST(TriangleMesh, LatticePointsInsideByRowParityMatchTheWindingNumber) {
+    const auto all = [](Vec3) { return true; };
+    // A sphere (no lattice row meets an edge), its half on one side of a plane (the filter),
+    // and a cube (below).
+    const TriangleMesh sphere = TriangleMesh::icosphere({0.1f, -0.2f, 0.3f}, 0.05f, 3);
+    const float step = 0.004f;
+    const std::size_t inSphere = sphere.countLatticePointsInside(step, all);
+    EXPECT_EQ(inSphere, insideByWindingOnLattice(sphere, step, all));
+    EXPECT_NEAR(double(inSphere) * step * step * step / sphere.enclosedVolume(), 1.0, 0.03);
+    const auto west = [](Vec3 p) { return p.x < 0.1f; };
+    EXPECT_EQ(sphere.countLatticePointsInside(step, west), insideByWindingOnLattice(sphere, step, west));
+
+    // The unit cube's lattice rows at 1/8, 3/8, ... run through its faces' diagonals.
+    const TriangleMesh cube = makeBox({0.f, 0.f, 0.f}, {1.f, 1.f, 1.f});
+    EXPECT_EQ(cube.countLatticePointsInside(0.25f, all), 64u);
+}
+
+TEST(TriangleMesh, LatticeCountRefusesAnOpenMeshAndABadStep) {
+    TriangleMesh open = TriangleMesh::icosphere({}, 1.f, 2);
+    open.triangles.pop_back();
+    EXPECT_THROW(open.countLatticePointsInside(0.05f, [](Vec3) { return true; }), std::runtime_error);
+    EXPECT_THROW(open.countLatticePointsInside(0.f, [](Vec3) { return true; }), std::invalid_argument);
+    EXPECT_EQ(TriangleMesh{}.countLatticePointsInside(0.1f, [](Vec3) { return true; }), 0u);
 }
 
 // ---------------------------------------------------------------- sphere field
