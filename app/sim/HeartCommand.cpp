@@ -38,6 +38,11 @@
 namespace atrium::app {
 
 namespace {
+/// How far the particles at the beat's start may be from those asked for before the
+/// blood is prepared again at a corrected spacing (a second top-up: ~10 s at 15k on 2
+/// cores). The phantoms land 2-4 % off on the first try (bloodSettings).
+constexpr double kParticleCountTolerance = 0.05;
+
 
 /// `atrium-sim heart --bake FILE`: bakes a beat of `loaded`'s blood with `hs` and writes
 /// it; prints what it cost (baking time per beat, bytes per particle-frame).
@@ -251,7 +256,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
 
         // The spacing that fills the blood pool with about the particles asked for; the
         // count at the beat's start (seeded or emitted, topped up) is checked and the
-        // spacing corrected once when it is more than 2 % off.
+        // spacing corrected once when it is more than kParticleCountTolerance off.
         heart::HeartSimulationSettings hs = bloodSettings(loaded, particles, backend);
         if (const auto c0 = o.number("--sound-speed")) {
             if (!(*c0 >= 1.0 && *c0 <= 200.0)) throw UsageError("--sound-speed expects m/s in 1-200");
@@ -270,7 +275,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             while (sim->filling()) sim->step();
             atBeatStart = sim->solver().particleCount();
             const double ratio = double(atBeatStart) / double(particles);
-            if (std::fabs(ratio - 1.0) <= 0.02 || preparations == 2) break;
+            if (std::fabs(ratio - 1.0) <= kParticleCountTolerance || preparations == 2) break;
             err << "heart: " << atBeatStart << " particles at the beat's start for " << particles
                 << " asked; spacing corrected from " << hs.particleSpacingMm << " mm\n";
             hs.particleSpacingMm *= std::cbrt(ratio);
@@ -482,7 +487,7 @@ int heartCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             r["lv_volume_ml"] = lv;
             r["ejection_fraction"] = edv > 0 ? (edv - esv) / edv : 0.0;
         }
-        if (std::fabs(double(atBeatStart) / double(particles) - 1.0) > 0.02) {
+        if (std::fabs(double(atBeatStart) / double(particles) - 1.0) > kParticleCountTolerance) {
             std::ostringstream why;
             why << atBeatStart << " particles at the beat's start for " << particles << " asked after " << preparations
                 << " preparations: the blood pool's seeded lattice and its top-up do not scale exactly with the spacing";

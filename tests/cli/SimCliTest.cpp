@@ -302,9 +302,9 @@ TEST(SimCli, HeartMakesTheOpeningsOfAMeshSeriesValves) {
     EXPECT_GE(f["emitted"].get<double>(), f["particles_at_beat_start"].get<double>()) << "all its blood came in";
     EXPECT_GT(f["stages_ms"]["emit"].get<double>(), 0.0) << "the reservoir's emitter is timed";
     EXPECT_GT(f["stages_ms"]["boundary"].get<double>(), 0.0);
-    // The particles asked for are met within 2 %, or the JSON says why not.
+    // The particles asked for are met within 5 %, or the JSON says why not.
     const double met = f["particles_at_beat_start"].get<double>() / f["particles_asked"].get<double>();
-    EXPECT_TRUE(std::fabs(met - 1.0) <= 0.02 || f.contains("particles_note")) << filled.out;
+    EXPECT_TRUE(std::fabs(met - 1.0) <= 0.05 || f.contains("particles_note")) << filled.out;
     EXPECT_EQ(f["shell"]["phases"], 4);
     EXPECT_TRUE(fs::exists(out / "shell.pvd"));
     fs::remove_all(out);
