@@ -42,8 +42,10 @@ std::string usage() {
            "  atrium-sim run SCENE.json --steps N [--backend cpu|cuda] [--out DIR] [--every K]\n"
            "      Runs a scene (format: docs/scene-format.md). Every K steps (default N/10) prints a JSON\n"
            "      stats line and, with --out, writes DIR/particles_<step>.vtp and DIR/particles.pvd (ParaView).\n"
-           "  atrium-sim bench --scene dam-break|pulsing-sphere|heart --particles N [--steps S] [--backend cpu|cuda] [--json]\n"
-           "      Times S steps (default 100) after a warm-up and prints one JSON object. heart is the default\n"
+           "  atrium-sim bench --scene dam-break|pulsing-sphere|heart --particles N [--steps S] [--backend cpu|cuda]\n"
+           "                   [--pressure-solver weakly-compressible|divergence-free] [--json]\n"
+           "      Times S steps (default 100) after a warm-up and prints one JSON object, with the\n"
+           "      simulated seconds per wall second. heart is the default\n"
            "      scene of `atrium-sim heart` (adult phantom, cached) with about N particles.\n"
            "  atrium-sim heart [--phantom NAME | --volumes PATTERN [--isovalue V] |\n"
            "                    --meshes PATTERN [--chamber NAME] [--valves ROLES] [--meshes ...]] [--shell PATTERN]\n"
@@ -129,7 +131,8 @@ int runCommand(const std::vector<std::string>& args, std::ostream& out, std::ost
 int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::ostream& err) {
     return guarded(err, [&] {
         const Options o =
-            Options::parse(args, {"--scene", "--particles", "--steps", "--backend", "--warmup", "--max-memory"}, {"--json"});
+            Options::parse(args, {"--scene", "--particles", "--steps", "--backend", "--warmup", "--max-memory", "--pressure-solver"},
+                           {"--json"});
         applyMemoryLimit(o);
         if (!o.positional.empty()) throw UsageError("bench takes no positional arguments");
         const std::string sceneName = o.get("--scene").value_or("dam-break");
@@ -141,6 +144,14 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         if (sceneName != "heart" && sceneName != "dam-break" && sceneName != "pulsing-sphere")
             throw std::invalid_argument("unknown benchmark scene '" + sceneName +
                                         "' (expected dam-break, pulsing-sphere or heart)");
+        const std::string pressureSolver = o.get("--pressure-solver").value_or("weakly-compressible");
+        if (pressureSolver != "weakly-compressible" && pressureSolver != "divergence-free")
+            throw UsageError("--pressure-solver expects weakly-compressible or divergence-free, got '" + pressureSolver + "'");
+        const bool divergenceFree = pressureSolver == "divergence-free";
+        if (divergenceFree && sceneName == "heart")
+            throw UsageError("--pressure-solver divergence-free: the heart's blood runs the weakly compressible solver "
+                             "(its inflow, valves and suction rest on the equation of state); bench dam-break or "
+                             "pulsing-sphere");
 
         // "heart": the default blood scene of `atrium-sim heart` (adult phantom, seeded
         // and relaxed, the beat starting at end-diastole); the generated scenes otherwise.
@@ -170,7 +181,9 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
                                       double(built)
                                 : 0.0;
         } else {
-            plain = std::make_unique<sph::Solver>(benchmarkScene(sceneName, particles), backend);
+            sph::Scene scene = benchmarkScene(sceneName, particles);
+            if (divergenceFree) scene.parameters.pressureSolver = sph::PressureSolver::DivergenceFree;
+            plain = std::make_unique<sph::Solver>(std::move(scene), backend);
         }
         sph::Solver& solver = heartSim ? heartSim->solver() : *plain;
         const auto step = [&] { heartSim ? heartSim->step() : solver.step(); };
@@ -198,11 +211,14 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
         solver.synchronize();
         solver.setProfiling(false);
         std::uint64_t pairs = 0, particleSteps = 0;
+        long solverIterations = 0;
+        const double simulated0 = solver.time();
         const auto t0 = std::chrono::steady_clock::now();
         for (int i = 0; i < steps; ++i) {
             particleSteps += solver.particleCount();
             step();
             pairs += solver.lastNeighbourPairs();
+            solverIterations += solver.lastPressureSolves().divergenceIterations + solver.lastPressureSolves().densityIterations;
             progress.update(std::uint64_t(warmup + steps + i + 1), solver);
         }
         solver.synchronize();
@@ -220,6 +236,9 @@ int benchCommand(const std::vector<std::string>& args, std::ostream& out, std::o
             {"steps", steps},
             {"ms_per_step", ms / steps},
             {"ns_per_particle_step", ms * 1e6 / double(particleSteps)},
+            {"pressure_solver", pressureSolver},
+            {"simulated_seconds_per_wall_second", (solver.time() - simulated0) / (ms * 1e-3)},
+            {"solver_iterations_per_step", divergenceFree ? double(solverIterations) / steps : 0.0},
             {"neighbor_pairs_per_s", st.force > 0 ? double(profiledPairs) / (st.force * 1e-3) : 0.0},
             {"mean_neighbors", double(pairs) / double(particleSteps)},
             {"bytes_per_particle", solver.bytesPerParticle()},

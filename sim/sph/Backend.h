@@ -72,6 +72,10 @@ struct StepInput {
     /// the boundary pass, at the end of the step, adds dt).
     float wallPoseAge = 0.f;
     bool profileStages = false; ///< measure per-stage times (may add synchronisation)
+    PressureSolver pressureSolver = PressureSolver::WeaklyCompressible;
+    float maxDensityError = 0.f;    ///< DivergenceFree (SolverParameters)
+    float maxDivergenceError = 0.f; ///< DivergenceFree (SolverParameters)
+    int maxSolverIterations = 0;    ///< DivergenceFree (SolverParameters)
 };
 
 /// Milliseconds spent per stage, accumulated over the steps since the last reset.
@@ -94,6 +98,10 @@ struct StepOutput {
     std::uint32_t openCreated = 0;  ///< buffer particles created behind a buffer
     std::uint32_t openRemoved = 0;  ///< particles removed past a buffer's far side
     std::uint32_t openDropped = 0;  ///< creations refused: the spot was taken (or no slot, GPU)
+    /// PressureSolver::DivergenceFree: each solve's iterations and its mean error when it
+    /// stopped (DivergenceFreeSolve.h); zero for the weakly compressible step.
+    int divergenceIterations = 0, densityIterations = 0;
+    float divergenceError = 0.f, densityError = 0.f;
 };
 
 /// Which arrays to copy back to the host.
@@ -140,8 +148,12 @@ public:
     /// Builds the grid and computes densities and pressures only (no motion); used for
     /// the rest density (3.5.1) and for statistics.
     virtual void computeDensities(const StepInput& in) = 0;
-    /// One full sub-step: grid, density+pressure, forces, integration, boundaries.
+    /// One full sub-step: grid, density+pressure, forces, integration, boundaries; with
+    /// StepInput::pressureSolver DivergenceFree, DFSPH's (only where
+    /// supportsDivergenceFree()).
     virtual StepOutput step(const StepInput& in) = 0;
+    /// Whether step() runs PressureSolver::DivergenceFree.
+    virtual bool supportsDivergenceFree() const { return false; }
 
     virtual void download(unsigned fields, HostParticles& out) const = 0;
     /// Sets blocked[c] = 1 for each candidate closer than `radius` (m) to a live

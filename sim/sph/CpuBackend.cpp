@@ -6,6 +6,7 @@
 
 #include "sim/sph/Backend.h"
 #include "sim/sph/CandidateCells.h"
+#include "sim/sph/DivergenceFreeSolve.h"
 #include "sim/sph/WallDistanceField.h"
 #include "sim/sph/WallKernelIntegrals.h"
 
@@ -84,7 +85,10 @@ public:
         times_.density += msSince(t0);
     }
 
+    bool supportsDivergenceFree() const override { return true; }
+
     StepOutput step(const StepInput& in) override {
+        if (in.pressureSolver == PressureSolver::DivergenceFree) return stepDivergenceFree(in);
         computeDensities(in);
         StepOutput out;
         auto t0 = Clock::now();
@@ -101,6 +105,45 @@ public:
         boundaryPass(in, out);
         if (!in.openBoundaries.empty()) createBufferParticles(in, out);
         times_.boundary += msSince(t0);
+        return out;
+    }
+
+    /// DFSPH (DivergenceFreeSolve.h): this step's neighbourhoods and densities, the
+    /// divergence solve on the velocities, the forces but pressure (viscosity, the
+    /// walls' friction, gravity), the density solve on the velocities they advanced, then
+    /// the positions and the boundaries as step() moves them.
+    StepOutput stepDivergenceFree(const StepInput& in) {
+        computeDensities(in);
+        StepOutput out;
+        auto t0 = Clock::now();
+        listNeighbours();
+        const DivergenceFreeSettings settings{in.dt,         in.mass,           in.restDensity,        in.kernels,
+                                              in.maxDensityError, in.maxDivergenceError, in.maxSolverIterations};
+        const DivergenceFreeParticles particles{pos_, vel_, density_, walls_, neighbourStart_, neighbours_};
+        pressureSolve_.prepare(particles, settings);
+        const SolveReport divergence = pressureSolve_.correctDivergence(particles, settings);
+        std::fill(pressure_.begin(), pressure_.end(), 0.f);
+        copyFlatVelocities(); // the force pass reads the flat copies
+        out.neighbourPairs = forcePass(in);
+        const float dt = in.dt;
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) vel_[i] += accel_[i] * dt;
+        });
+        const SolveReport density = pressureSolve_.correctDensity(particles, settings);
+        std::copy(pressureSolve_.pressure().begin(), pressureSolve_.pressure().end(), pressure_.begin());
+        times_.force += msSince(t0);
+        t0 = Clock::now();
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, pos_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) pos_[i] += vel_[i] * dt;
+        });
+        times_.integrate += msSince(t0);
+        t0 = Clock::now();
+        boundaryPass(in, out);
+        times_.boundary += msSince(t0);
+        out.divergenceIterations = divergence.iterations;
+        out.divergenceError = divergence.error;
+        out.densityIterations = density.iterations;
+        out.densityError = density.error;
         return out;
     }
 
@@ -225,6 +268,7 @@ private:
             cursor_.assign(cellStart_.begin(), cellStart_.end() - 1);
             for (std::size_t i = 0; i < n; ++i) order_[cursor_[key_[i]]++] = std::uint32_t(i);
         }
+        pressureSolve_.reorder(std::span(order_).first(cellStart_[sentinel])); // DFSPH's warm start
         const std::size_t alive = cellStart_[sentinel];
         tmpPos_.resize(alive);
         tmpVel_.resize(alive);
@@ -257,6 +301,43 @@ private:
             for (int c = 0; c < 3; ++c)
                 if (r.begin[c] < r.end[c]) f(r.begin[c], r.end[c]);
         }
+    }
+
+    /// Every particle's neighbours within h but itself, as compressed rows
+    /// (neighbourStart_, neighbours_): from the density pass's lists, or from the grid
+    /// where a list overflowed.
+    void listNeighbours() {
+        const std::size_t n = pos_.size();
+        const float h2 = lastH2_;
+        const auto visit = [&](std::size_t i, auto&& f) {
+            if (listCount_[i] <= kListed) {
+                for (unsigned m = 0; m < listCount_[i]; ++m)
+                    if (listed_[i * kListed + m] != i) f(listed_[i * kListed + m]);
+                return;
+            }
+            forEachCandidateRange(pos_[i], [&](std::uint32_t begin, std::uint32_t end) {
+                for (std::uint32_t j = begin; j < end; ++j)
+                    if (j != i && lengthSquared(pos_[i] - pos_[j]) < h2) f(j);
+            });
+        };
+        neighbourStart_.assign(n + 1, 0);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) visit(i, [&](std::uint32_t) { ++neighbourStart_[i + 1]; });
+        });
+        for (std::size_t i = 0; i < n; ++i) neighbourStart_[i + 1] += neighbourStart_[i];
+        neighbours_.resize(neighbourStart_[n]);
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) {
+                std::uint32_t at = neighbourStart_[i];
+                visit(i, [&](std::uint32_t j) { neighbours_[at++] = j; });
+            }
+        });
+    }
+
+    void copyFlatVelocities() {
+        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, vel_.size(), kGrain), [&](const auto& r) {
+            for (std::size_t i = r.begin(); i != r.end(); ++i) vx_[i] = vel_[i].x, vy_[i] = vel_[i].y, vz_[i] = vel_[i].z;
+        });
     }
 
     // --- physics passes ---------------------------------------------------------------
@@ -417,6 +498,7 @@ private:
 
     void densityPass(const StepInput& in) {
         const SphKernels k = in.kernels;
+        lastH2_ = k.h2;
         WallFieldView storage;
         const WallFieldView* wall = wallView(storage, in.wallPoseAge);
         const float* __restrict px = px_.data();
@@ -722,6 +804,10 @@ private:
     std::size_t pendingRemoved_ = 0; // flagged in removed_, dropped at the next grid build
     const WallDistanceField* wall_ = nullptr;
     StageTimes times_;
+    // PressureSolver::DivergenceFree: the neighbours as rows (listNeighbours), the solves.
+    std::vector<std::uint32_t> neighbourStart_, neighbours_;
+    float lastH2_ = 0.f; // h^2 of the last density pass
+    DivergenceFreeSolve pressureSolve_;
 };
 
 } // namespace

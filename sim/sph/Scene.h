@@ -21,6 +21,18 @@ enum class EquationOfState {
 };
 
 /// How walls push on the fluid (sim/sph/WallKernelIntegrals.h).
+/// How pressure keeps the fluid incompressible.
+enum class PressureSolver {
+    /// Weakly compressible (WCSPH): pressure from the density by the equation of state;
+    /// the sub-step is bounded by the speed of sound (cflNumber h / (c0 + v_max)).
+    WeaklyCompressible,
+    /// Divergence-free SPH (DFSPH, Bender & Koschier 2015/2017; DivergenceFreeSolve.h):
+    /// pressure solved each sub-step so that the density stays at rest density and its
+    /// rate of change at zero, to maxDensityError and maxDivergenceError; the sub-step is
+    /// bounded by the flow (cflNumber spacing / v_max). CPU backend; no open boundaries.
+    DivergenceFree,
+};
+
 enum class WallPressure {
     DensityMap, ///< energy-consistent: settles quietly; the first layer at ~2x hydrostatic pressure
     Mirrored,   ///< the fluid beyond a wall at the particle's pressure, extrapolated
@@ -66,6 +78,14 @@ struct SolverParameters {
     float wallMargin = 0.f;           ///< d of "collision with margin"; 0: half the spacing
     float wallRestitution = 0.5f;     ///< restitution against the wall mesh
     WallPressure wallPressure = WallPressure::DensityMap;
+    PressureSolver pressureSolver = PressureSolver::WeaklyCompressible;
+    /// DivergenceFree: the density solve stops when the mean compression, (rho - rho0) /
+    /// rho0 over the particles above rest density averaged over all, is below this.
+    float maxDensityError = 5e-4f;
+    /// DivergenceFree: the divergence solve stops when the mean dt (D rho / Dt) / rho0 of
+    /// the compressing particles (averaged over all) is below this.
+    float maxDivergenceError = 1e-3f;
+    int maxSolverIterations = 100; ///< DivergenceFree: per solve and sub-step
     std::size_t maxParticles = 2'000'000; ///< emitters stop at this count
     bool zOrder = false;              ///< order grid cells along a Z curve
     std::optional<Aabb> domain;       ///< neighbour-grid bounds; default from the scene

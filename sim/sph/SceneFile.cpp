@@ -90,7 +90,8 @@ constexpr std::string_view kParameterFields[] = {
     "particleSpacing", "kernelRadius", "referenceDensity", "restDensity", "restDensitySource", "equationOfState",
     "soundSpeed", "linearStiffness", "maxPressure", "clampNegativePressure", "maxTension", "viscosity",
     "artificialViscosity", "gravity", "cflNumber", "maxTimeStep", "frameRate", "substepsPerFrame", "maxSpeed",
-    "wallMargin", "wallRestitution", "wallPressure", "maxParticles", "zOrder", "domain"};
+    "wallMargin", "wallRestitution", "wallPressure", "maxParticles", "zOrder", "domain", "pressureSolver",
+    "maxDensityError", "maxDivergenceError", "maxSolverIterations"};
 constexpr std::string_view kBoxFields[] = {"min", "max"};
 constexpr std::string_view kContainerFields[] = {"min", "max", "restitution"};
 constexpr std::string_view kWallSphereFields[] = {
@@ -298,6 +299,15 @@ void readParameters(const Reader& r, const json& obj, const std::string& path, S
         p.maxParticles = std::size_t(r.integer(v, at, 1, kMaxParticleLimit));
     });
     b("zOrder", p.zOrder);
+    ifPresent(obj, path, "pressureSolver", [&](const json& v, const std::string& at) {
+        p.pressureSolver = r.choice(v, at, {"weaklyCompressible", "divergenceFree"}) == 0 ? PressureSolver::WeaklyCompressible
+                                                                                          : PressureSolver::DivergenceFree;
+    });
+    f("maxDensityError", p.maxDensityError);
+    f("maxDivergenceError", p.maxDivergenceError);
+    ifPresent(obj, path, "maxSolverIterations", [&](const json& v, const std::string& at) {
+        p.maxSolverIterations = int(r.integer(v, at, 1, 10000));
+    });
     ifPresent(obj, path, "domain", [&](const json& v, const std::string& at) {
         r.checkFields(v, at, kBoxFields);
         p.domain = r.box(v, at);
@@ -559,6 +569,10 @@ json sceneToJson(const Scene& scene) {
         {"wallPressure", p.wallPressure == WallPressure::Mirrored ? "mirrored" : "densityMap"},
         {"maxParticles", std::uint64_t(p.maxParticles)},
         {"zOrder", p.zOrder},
+        {"pressureSolver", p.pressureSolver == PressureSolver::DivergenceFree ? "divergenceFree" : "weaklyCompressible"},
+        {"maxDensityError", number(p.maxDensityError)},
+        {"maxDivergenceError", number(p.maxDivergenceError)},
+        {"maxSolverIterations", p.maxSolverIterations},
     };
     if (p.restDensity) params["restDensity"] = number(*p.restDensity);
     else params["restDensitySource"] = p.restDensitySource == SolverParameters::RestDensitySource::All ? "all" : "bulk";

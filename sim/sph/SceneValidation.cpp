@@ -181,6 +181,20 @@ void validateScene(Scene& scene, const std::string& sourceName) {
         v.fail(pp + "/maxParticles", "must be in [1, " + std::to_string(kMaxParticleLimit) + "] (got " +
                                          std::to_string(p.maxParticles) + ")");
     if (p.domain) v.box(pp + "/domain", *p.domain);
+    if (p.pressureSolver != PressureSolver::WeaklyCompressible && p.pressureSolver != PressureSolver::DivergenceFree)
+        v.fail(pp + "/pressureSolver", "unknown pressure solver " + std::to_string(int(p.pressureSolver)));
+    if (!(p.maxDensityError > 0.f && p.maxDensityError <= 0.1f))
+        v.fail(pp + "/maxDensityError", "must be in (0, 0.1] (got " + formatNumber(p.maxDensityError) + ")");
+    if (!(p.maxDivergenceError > 0.f && p.maxDivergenceError <= 0.1f))
+        v.fail(pp + "/maxDivergenceError", "must be in (0, 0.1] (got " + formatNumber(p.maxDivergenceError) + ")");
+    if (p.maxSolverIterations < 1 || p.maxSolverIterations > 10000)
+        v.fail(pp + "/maxSolverIterations", "must be in [1, 10000] (got " + std::to_string(p.maxSolverIterations) + ")");
+    if (p.pressureSolver == PressureSolver::DivergenceFree && p.wallPressure == WallPressure::Mirrored)
+        v.fail(pp + "/pressureSolver", "\"divergenceFree\" solves the walls' pressure on density-map walls; "
+                                       "\"wallPressure\": \"mirrored\" belongs to the weakly compressible solver");
+    if (p.pressureSolver == PressureSolver::DivergenceFree && !scene.openBoundaries.empty())
+        v.fail(pp + "/pressureSolver", "\"divergenceFree\" does not take open boundaries yet (their buffers carry "
+                                       "the equation of state's pressure); use \"weaklyCompressible\"");
 
     if (scene.container) {
         v.box("/container", scene.container->bounds);

@@ -110,6 +110,9 @@ void Solver::initialise(const TriangleMesh* wall, const std::vector<Vec3>* wallV
     openFlowRate_.assign(scene_.openBoundaries.size(), 0.0);
 
     if (!backend_) throw std::runtime_error("CUDA backend unavailable: " + cudaBackendStatus());
+    if (p.pressureSolver == PressureSolver::DivergenceFree && !backend_->supportsDivergenceFree())
+        throw std::invalid_argument("scene: parameters.pressureSolver \"divergenceFree\" runs on the CPU backend only; the " +
+                                    backend_->name() + " backend solves the weakly compressible pressure");
 
     kernels_ = SphKernels::forRadius(p.kernelRadius);
     wallOffset_ = wallDistanceOffset(p.particleSpacing, p.kernelRadius);
@@ -257,13 +260,21 @@ StepInput Solver::makeStepInput(float dt, double stepStart) const {
     in.wallRestitution = p.wallRestitution;
     in.wallPoseAge = wallAdvances_ ? float(stepStart - wallPoseTime_) : 0.f;
     in.profileStages = profile_;
+    in.pressureSolver = p.pressureSolver;
+    in.maxDensityError = p.maxDensityError;
+    in.maxDivergenceError = p.maxDivergenceError;
+    in.maxSolverIterations = p.maxSolverIterations;
     return in;
 }
 
 float Solver::cflTimeStep() const {
     const SolverParameters& p = scene_.parameters;
     const float h = p.kernelRadius;
-    float dt = p.cflNumber * h / (p.soundSpeed + lastMaxSpeed_);
+    // Weakly compressible: sound must not cross more than cfl h a step. Divergence-free:
+    // no particle moves more than cfl spacings (Bender & Koschier 2017's CFL condition).
+    float dt = p.pressureSolver == PressureSolver::DivergenceFree
+                   ? p.cflNumber * p.particleSpacing / std::max(lastMaxSpeed_, 1e-6f)
+                   : p.cflNumber * h / (p.soundSpeed + lastMaxSpeed_);
     // Viscous diffusion limit (Monaghan 1992): dt <= 0.125 h^2 / nu.
     if (p.viscosity > 0.f) dt = std::min(dt, 0.125f * h * h * restDensity_ / p.viscosity);
     // Body-force limit: dt <= 0.25 sqrt(h / |g|).
@@ -289,6 +300,7 @@ void Solver::step(float dtMax) {
         updateAnalyticWall();
     const StepOutput out = backend_->step(makeStepInput(dt, time_ - dt));
     ++steps_;
+    lastSolves_ = {out.divergenceIterations, out.densityIterations, out.divergenceError, out.densityError};
     lastDt_ = dt;
     lastMaxSpeed_ = out.maxSpeed;
     lastPairs_ = out.neighbourPairs;

@@ -198,6 +198,13 @@ public:
     const Scene& scene() const { return scene_; }
     const ParticleAccounting& accounting() const { return accounting_; }
     std::uint64_t lastNeighbourPairs() const { return lastPairs_; }
+    /// The last step's pressure solves (PressureSolver::DivergenceFree; zeros otherwise):
+    /// iterations and mean errors when they stopped (DivergenceFreeSolve.h).
+    struct PressureSolves {
+        int divergenceIterations = 0, densityIterations = 0;
+        float divergenceError = 0.f, densityError = 0.f;
+    };
+    const PressureSolves& lastPressureSolves() const { return lastSolves_; }
 
     /// Copies particle arrays back from the backend (positions in cell order).
     void read(unsigned fields, HostParticles& out) const;
@@ -254,6 +261,7 @@ private:
     bool wallAdvances_ = false; // setWallMesh(..., poseTime) with velocities
     std::uint64_t steps_ = 0;
     std::uint64_t lastPairs_ = 0;
+    PressureSolves lastSolves_;
     double wallUpdateMs_ = 0.0;
     double emitMs_ = 0.0; // in emit(), StageTimes::emit
     bool profile_ = false;

@@ -103,7 +103,8 @@ TEST(SimCli, BenchPrintsTheAgreedJson) {
         ASSERT_EQ(r.code, 0) << r.err;
         const auto j = nlohmann::json::parse(r.out);
         for (const char* key : {"backend", "device", "particles", "steps", "ns_per_particle_step", "neighbor_pairs_per_s",
-                                "mean_neighbors", "stages_ms", "bytes_per_particle"})
+                                "mean_neighbors", "stages_ms", "bytes_per_particle", "pressure_solver",
+                                "simulated_seconds_per_wall_second", "solver_iterations_per_step"})
             EXPECT_TRUE(j.contains(key)) << key;
         for (const char* stage : {"grid", "density", "force", "integrate", "boundary", "wall_update"})
             EXPECT_TRUE(j["stages_ms"].contains(stage)) << stage;
@@ -124,6 +125,26 @@ TEST(SimCli, BenchPrintsTheAgreedJson) {
     EXPECT_GT(j["stages_ms"]["wall_update"].get<double>(), 0.0);
     EXPECT_NE(heart.err.find("heart: loading cache"), std::string::npos) << heart.err;
     fs::remove_all(cache);
+}
+
+// The divergence-free solver (DFSPH) is benchmarked on the generated scenes: its
+// iterations are counted and it simulates time; the heart's blood does not run it yet.
+TEST(SimCli, BenchRunsTheDivergenceFreeSolverOnTheGeneratedScenes) {
+    const Result r = run(benchCommand, {"--scene", "dam-break", "--particles", "3000", "--steps", "3", "--warmup", "1",
+                                        "--pressure-solver", "divergence-free", "--json"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["pressure_solver"], "divergence-free");
+    EXPECT_GE(j["solver_iterations_per_step"].get<double>(), 2.0) << "the density solve iterates twice at least";
+    EXPECT_GT(j["simulated_seconds_per_wall_second"].get<double>(), 0.0);
+
+    const Result heart = run(benchCommand, {"--scene", "heart", "--pressure-solver", "divergence-free"});
+    EXPECT_EQ(heart.code, 1);
+    EXPECT_NE(heart.err.find("the heart's blood runs the weakly compressible solver"), std::string::npos) << heart.err;
+    const Result bad = run(benchCommand, {"--scene", "dam-break", "--pressure-solver", "dfsph"});
+    EXPECT_EQ(bad.code, 1);
+    EXPECT_NE(bad.err.find("--pressure-solver expects weakly-compressible or divergence-free, got 'dfsph'"), std::string::npos)
+        << bad.err;
 }
 
 TEST(SimCli, CudaBackendRunsOrFailsClearly) {

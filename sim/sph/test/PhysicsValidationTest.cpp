@@ -9,6 +9,7 @@
 #include <cmath>
 #include <iostream>
 #include <numbers>
+#include <vector>
 
 using namespace atrium::sph;
 
@@ -19,6 +20,9 @@ struct SettledColumn {
     /// max over the fifths of |mean p - rho0 g (H - mean z)|, in rho0 g H
     double profileError = 0.0;
     double densityError = 0.0; ///< mean |rho / rho0 - 1| below the surface layers
+    double densityErrorP99 = 0.0; ///< its 99th percentile (the largest of the read-backs)
+    double stepsPerSecond = 0.0;  ///< sub-steps per simulated second
+    double solverIterations = 0.0; ///< divergence-free: mean iterations of both solves, last read-back
     double kineticEnergy = 0.0, potentialEnergyScale = 0.0; ///< J; the latter m g H0 / 2
     bool pressureGrowsWithDepth = true;
     bool stayedInTheBox = true;
@@ -29,7 +33,8 @@ struct SettledColumn {
 /// bottom and top fifths (the two surface layers, which lack neighbours, left out),
 /// averaged over 5 read-backs across the last 40 ms (one period of the column's lowest
 /// sound mode, c0 / 4H ~ 28 Hz).
-SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity) {
+SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity,
+                           PressureSolver pressureSolver = PressureSolver::WeaklyCompressible) {
     const float s = 0.005f, L = 0.06f, H0 = 0.15f;
     Scene scene;
     scene.parameters.particleSpacing = s;
@@ -38,6 +43,7 @@ SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity)
     scene.parameters.viscosity = 0.001f;
     scene.parameters.artificialViscosity = artificialViscosity;
     scene.parameters.wallPressure = wallPressure;
+    scene.parameters.pressureSolver = pressureSolver;
     scene.container = BoxContainer{{{0.f, 0.f, 0.f}, {L, L, 2.f * H0}}, 0.f};
     scene.fluidBlocks.push_back({{{0.f, 0.f, 0.f}, {L, L, H0}}, {}});
     Solver solver(scene);
@@ -56,10 +62,12 @@ SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity)
         const int slabs = 5;
         std::vector<double> pSum(slabs, 0.0), zSum(slabs, 0.0), count(slabs, 0.0);
         double densityError = 0.0, bulk = 0.0;
+        std::vector<double> errors;
         for (std::size_t i = 0; i < h.position.size(); ++i) {
             const Vec3 p = h.position[i];
             if (p.z > H - 2.0 * s) continue;
-            densityError += std::fabs(h.density[i] / rho0 - 1.0);
+            errors.push_back(std::fabs(h.density[i] / rho0 - 1.0));
+            densityError += errors.back();
             bulk += 1.0;
             const int k = std::min(slabs - 1, int(p.z / H * slabs));
             pSum[k] += h.pressure[i];
@@ -77,7 +85,12 @@ SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity)
                              (zSum[slabs - 1] / count[slabs - 1] - zSum[0] / count[0]);
         out.gradient += slope / (rho0 * g) / reads;
         out.densityError += densityError / bulk / reads;
+        std::nth_element(errors.begin(), errors.begin() + std::ptrdiff_t(0.99 * double(errors.size())), errors.end());
+        out.densityErrorP99 = std::max(out.densityErrorP99, errors[std::size_t(0.99 * double(errors.size()))]);
+        const Solver::PressureSolves& solves = solver.lastPressureSolves();
+        out.solverIterations = 0.5 * (solves.divergenceIterations + solves.densityIterations);
     }
+    out.stepsPerSecond = double(solver.stepCount()) / solver.time();
     const SimulationStats st = solver.stats();
     const double mass = solver.particleMass() * double(st.particles);
     out.kineticEnergy = st.kineticEnergy;
@@ -91,6 +104,7 @@ SettledColumn settleColumn(WallPressure wallPressure, float artificialViscosity)
 void expectSettled(const SettledColumn& c, const char* walls) {
     std::cout << "[ measured ] " << walls << " walls: hydrostatic gradient " << c.gradient
               << " rho0 g, profile within " << c.profileError << " rho0 g H, bulk density error " << c.densityError
+              << " (p99 " << c.densityErrorP99 << "), " << c.stepsPerSecond << " steps per second"
               << ", kinetic energy " << c.kineticEnergy / c.potentialEnergyScale << " of m g H0 / 2\n";
     EXPECT_TRUE(c.stayedInTheBox);
     EXPECT_LT(c.kineticEnergy, 1e-3 * c.potentialEnergyScale) << "settled";
@@ -126,6 +140,23 @@ TEST(Physics, HydrostaticColumnOnEnergyConsistentWallsSettlesAtHigherPressure) {
     EXPECT_LT(c.gradient, 1.6);
 }
 
+TEST(Physics, HydrostaticColumnStaysIncompressibleWithTheDivergenceFreeSolver) {
+    // Issue 22's bound on incompressibility: |rho / rho0 - 1| within 1 % at the 99th
+    // percentile and 0.3 % on average (the bulk below the two surface layers), which the
+    // weakly compressible solver meets only with c0 far above the flow (a sound-limited
+    // sub-step). DFSPH (Bender & Koschier 2017) solves for it at a sub-step the flow
+    // bounds. Pressure still grows with depth at about rho0 g, the floor carrying the
+    // column on density-map walls as in the weakly compressible case (1.0-1.6 rho0 g
+    // over the whole column, see above).
+    const SettledColumn c = settleColumn(WallPressure::DensityMap, 0.05f, PressureSolver::DivergenceFree);
+    expectSettled(c, "divergence-free, density-map");
+    EXPECT_LT(c.densityErrorP99, 0.01);
+    EXPECT_LT(c.densityError, 0.003);
+    EXPECT_GT(c.gradient, 0.9);
+    EXPECT_LT(c.gradient, 1.6);
+    std::cout << "[ measured ] divergence-free: " << c.solverIterations << " iterations a solve at rest\n";
+}
+
 namespace {
 
 // Martin & Moyce (1952), square column of width a and height 2a:
@@ -152,7 +183,8 @@ namespace {
 
 /// Runs the 3D dam break and compares its surge front with Martin & Moyce from
 /// T = 0.8 on (the front forms first), within 10 %; prints the largest deviation.
-void expectDamBreakFollowsMartinMoyce(WallPressure wallPressure) {
+void expectDamBreakFollowsMartinMoyce(WallPressure wallPressure,
+                                      PressureSolver pressureSolver = PressureSolver::WeaklyCompressible) {
     const float a = 0.1f, s = 0.005f;
     Scene scene;
     scene.parameters.particleSpacing = s;
@@ -160,6 +192,7 @@ void expectDamBreakFollowsMartinMoyce(WallPressure wallPressure) {
     scene.parameters.soundSpeed = 10.f * std::sqrt(2.f * 9.81f * 2.f * a);
     scene.parameters.viscosity = 0.001f; // water; the default artificial viscosity keeps it stable
     scene.parameters.wallPressure = wallPressure;
+    scene.parameters.pressureSolver = pressureSolver;
     // 3D: a column a x a/2 x 2a across the whole width of the tank (walls on both
     // sides; a few-particle-thin slab would lack neighbours across its thickness).
     scene.container = BoxContainer{{{0.f, 0.f, 0.f}, {5.f * a, 0.5f * a, 3.f * a}}, 0.f};
@@ -197,6 +230,10 @@ TEST(Physics, DamBreakFrontFollowsMartinMoyce) { expectDamBreakFollowsMartinMoyc
 
 TEST(Physics, DamBreakFrontFollowsMartinMoyceOnMirroredWalls) {
     expectDamBreakFollowsMartinMoyce(WallPressure::Mirrored);
+}
+
+TEST(Physics, DamBreakFrontFollowsMartinMoyceWithTheDivergenceFreeSolver) {
+    expectDamBreakFollowsMartinMoyce(WallPressure::DensityMap, PressureSolver::DivergenceFree);
 }
 
 TEST(Physics, ClosedBoxLeaksNothingOver10000Steps) {

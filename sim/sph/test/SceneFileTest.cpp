@@ -282,6 +282,31 @@ TEST(SceneFile, WallPressure) {
     expectError(with("/parameters/wallPressure", true), "/parameters/wallPressure", "expected a string, got boolean");
 }
 
+TEST(SceneFile, PressureSolver) {
+    const Scene plain = parseScene(baseScene().dump(), "test.json");
+    EXPECT_EQ(plain.parameters.pressureSolver, PressureSolver::WeaklyCompressible);
+    json doc = with("/parameters/pressureSolver", "divergenceFree");
+    doc["parameters"]["maxDensityError"] = 0.001;
+    doc["parameters"]["maxDivergenceError"] = 0.002;
+    doc["parameters"]["maxSolverIterations"] = 50;
+    const Scene dfsph = parseScene(doc.dump(), "test.json");
+    EXPECT_EQ(dfsph.parameters.pressureSolver, PressureSolver::DivergenceFree);
+    EXPECT_FLOAT_EQ(dfsph.parameters.maxDensityError, 0.001f);
+    EXPECT_FLOAT_EQ(dfsph.parameters.maxDivergenceError, 0.002f);
+    EXPECT_EQ(dfsph.parameters.maxSolverIterations, 50);
+    EXPECT_EQ(sceneToJson(parseScene(sceneToJson(dfsph).dump(), "again.json")), sceneToJson(dfsph));
+
+    expectError(with("/parameters/pressureSolver", "dfsph"), "/parameters/pressureSolver", "unknown value \"dfsph\"");
+    expectError(with("/parameters/maxDensityError", 0), "/parameters/maxDensityError", "must be in (0, 0.1]");
+    expectError(with("/parameters/maxSolverIterations", 0), "/parameters/maxSolverIterations", "");
+    doc = with("/parameters/pressureSolver", "divergenceFree");
+    doc["parameters"]["wallPressure"] = "mirrored";
+    expectError(doc, "/parameters/pressureSolver", "density-map walls");
+    doc = with("/parameters/pressureSolver", "divergenceFree");
+    doc["openBoundaries"] = json::array({{{"center", {0.5, 0.5, 0.5}}, {"normal", {0, 0, 1}}, {"radius", 0.05}}});
+    expectError(doc, "/parameters/pressureSolver", "does not take open boundaries yet");
+}
+
 TEST(SceneFile, SaveAndLoadFile) {
     const auto dir = std::filesystem::temp_directory_path() / "atrium_scene_file_test";
     std::filesystem::create_directories(dir);
@@ -298,7 +323,7 @@ TEST(SceneFile, FormatCoversEveryFieldOfSceneH) {
     // write it in SceneFile.cpp, document it in docs/scene-format.md, extend the tests,
     // then update the size here (x86-64 sizes; padding may hide a small field).
     if constexpr (sizeof(void*) == 8) {
-        EXPECT_EQ(sizeof(SolverParameters), 152u) << "SolverParameters changed: update the scene format";
+        EXPECT_EQ(sizeof(SolverParameters), 168u) << "SolverParameters changed: update the scene format";
         EXPECT_EQ(sizeof(FluidBlock), 36u) << "FluidBlock changed: update the scene format";
         EXPECT_EQ(sizeof(Emitter), 44u) << "Emitter changed: update the scene format";
         EXPECT_EQ(sizeof(WallMeshSpec), 36u) << "WallMeshSpec changed: update the scene format";
