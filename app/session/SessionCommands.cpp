@@ -1,6 +1,7 @@
 #include "app/session/SessionCommands.h"
 
 #include "app/session/NarrativeLecturer.h"
+#include "app/session/StudentWallSource.h"
 #include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionClient.h"
 #include "app/transport/SessionServer.h"
@@ -183,14 +184,28 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     const double seconds = a.number("seconds", 0, 0, 1e7);
     auto [tour, title] = packageNarrative(file, number);
     std::string fingerprint;
-    transport::SessionServer server(serverOptions(a, file, err, &fingerprint));
+    transport::ServerOptions options = serverOptions(a, file, err, &fingerprint);
+    try {
+        const auto wall = studentWallOfLecture(package::ContentPackage::open(file).manifest());
+        options.studentWall = wall.encoding;
+        options.studentWallMissing = wall.missing;
+        if (wall.encoding)
+            err << "atrium-session: the student page's heart wall: " << wall.encoding->size() << " bytes (heart cache: "
+                << wall.cacheStatus << ")\n";
+        else
+            err << "atrium-session: the student page shows no heart wall: " << wall.missing << "\n";
+    } catch (const package::PackageError& e) {
+        throw BadFile(e.what());
+    }
+    transport::SessionServer server(std::move(options));
     if (auto record = a.value("record"))
         if (const auto kept = server.startRecording(*record); !kept.empty())
             std::cerr << "an unfinished recording at " << *record << " was kept as " << kept.string() << "\n";
     const auto hosts = transport::localAddresses();
-    json urls = json::array();
-    for (const auto& h : hosts) urls.push_back(server.url(h));
-    out << json{{"url", server.url(hosts.front())}, {"urls", urls}, {"code", server.code()},
+    json urls = json::array(), pages = json::array();
+    for (const auto& h : hosts) urls.push_back(server.url(h)), pages.push_back(server.pageUrl(h));
+    out << json{{"url", server.url(hosts.front())}, {"urls", urls}, {"page", server.pageUrl(hosts.front())},
+                {"pages", pages}, {"code", server.code()},
                 {"secret", server.lecturerSecret()}, {"port", server.port()}, {"session", server.sessionId()},
                 {"content", contentJson(server.content())}, {"title", title}, {"narrative", number},
                 {"narrativeTitle", tour.title},

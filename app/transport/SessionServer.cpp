@@ -2,6 +2,7 @@
 
 #include "app/transport/ConnectionAdmission.h"
 #include "app/transport/LwsSupport.h"
+#include "app/transport/StudentPageRoutes.h"
 #include "session/ClientText.h"
 #include "session/ContentIdentity.h"
 
@@ -16,6 +17,7 @@
 #include <time.h>
 
 #include <chrono>
+#include <cstring>
 #include <deque>
 #include <map>
 
@@ -62,6 +64,14 @@ struct SessionServer::Impl : HubOutput {
     std::function<void(const std::string&)> log;
     SessionClock clock;
     std::string packagePath, packageUrl;
+    std::unique_ptr<StudentPageRoutes> routes;
+    /// HTTP responses being written, a chunk per writable callback (service thread only).
+    struct Transfer {
+        std::string_view body;
+        std::shared_ptr<const std::string> owner;
+        std::size_t sent = 0;
+    };
+    std::map<const lws*, Transfer> transfers;
     ConnectionAdmission admission; ///< connections that have not joined (service thread)
     ServerTimer sweep;             ///< closes those past the hello timeout
     LogThrottle refusedLog;        ///< connections refused at accept
@@ -116,9 +126,58 @@ struct SessionServer::Impl : HubOutput {
             lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, LWS_TO_KILL_ASYNC);
         }
     }
+    /// Answers an HTTP request with `body` (the CSP and headers that say what it is);
+    /// false when the connection should be closed.
+    bool respond(lws* wsi, unsigned status, std::string_view contentType, std::string_view cacheControl,
+                 std::string_view body, std::shared_ptr<const std::string> owner = nullptr);
+    /// Writes the next chunk of a response; false to close.
+    bool writeChunk(lws* wsi);
     static void onSweep(lws_sorted_usec_list_t* sul);
     static int callback(lws* wsi, lws_callback_reasons reason, void* user, void* in, std::size_t len);
 };
+
+bool SessionServer::Impl::respond(lws* wsi, unsigned status, std::string_view contentType,
+                                  std::string_view cacheControl, std::string_view body,
+                                  std::shared_ptr<const std::string> owner) {
+    unsigned char buffer[LWS_PRE + 1024];
+    unsigned char* start = buffer + LWS_PRE;
+    unsigned char* p = start;
+    unsigned char* end = buffer + sizeof buffer - 1;
+    const std::string type(contentType);
+    const auto header = [&](const char* name, std::string_view value) {
+        return lws_add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>(name),
+                                           reinterpret_cast<const unsigned char*>(value.data()), int(value.size()), &p,
+                                           end) == 0;
+    };
+    if (lws_add_http_common_headers(wsi, status, type.c_str(), body.size(), &p, end) != 0 ||
+        !header("content-security-policy:", kContentSecurityPolicy) || !header("x-content-type-options:", "nosniff") ||
+        !header("referrer-policy:", "no-referrer") || !header("cache-control:", cacheControl) ||
+        lws_finalize_write_http_header(wsi, start, &p, end) != 0)
+        return false;
+    if (body.empty()) return lws_http_transaction_completed(wsi) == 0;
+    transfers[wsi] = {body, std::move(owner), 0};
+    lws_callback_on_writable(wsi);
+    return true;
+}
+
+bool SessionServer::Impl::writeChunk(lws* wsi) {
+    const auto it = transfers.find(wsi);
+    if (it == transfers.end()) return true;
+    Transfer& t = it->second;
+    constexpr std::size_t kChunk = 16 * 1024;
+    static thread_local unsigned char buffer[LWS_PRE + kChunk];
+    const std::size_t n = std::min(kChunk, t.body.size() - t.sent);
+    std::memcpy(buffer + LWS_PRE, t.body.data() + t.sent, n);
+    const bool last = t.sent + n == t.body.size();
+    if (lws_write(wsi, buffer + LWS_PRE, n, last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP) != int(n)) return false;
+    t.sent += n;
+    if (!last) {
+        lws_callback_on_writable(wsi);
+        return true;
+    }
+    transfers.erase(it);
+    return lws_http_transaction_completed(wsi) == 0;
+}
 
 void SessionServer::Impl::onSweep(lws_sorted_usec_list_t* sul) {
     Impl* self = reinterpret_cast<ServerTimer*>(sul)->owner;
@@ -175,6 +234,7 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
         break;
     }
     case LWS_CALLBACK_WSI_DESTROY: {
+        self->transfers.erase(wsi);
         std::lock_guard lock(self->mutex);
         self->admission.closed(wsi);
         break;
@@ -246,23 +306,42 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
     case LWS_CALLBACK_HTTP: {
         char* uri = nullptr;
         int uriLength = 0;
-        if (lws_http_get_uri_and_method(wsi, &uri, &uriLength) != LWSHUMETH_GET) {
-            lws_return_http_status(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, nullptr);
-            return lws_http_transaction_completed(wsi) ? -1 : 0;
-        }
-        const std::string path = in ? static_cast<const char*>(in) : "";
+        if (lws_http_get_uri_and_method(wsi, &uri, &uriLength) != LWSHUMETH_GET)
+            return self->respond(wsi, HTTP_STATUS_METHOD_NOT_ALLOWED, "text/plain", "no-store", "only GET\n") ? 0 : -1;
+        if (len > kMaxRequestPathBytes)
+            return self->respond(wsi, HTTP_STATUS_REQ_URI_TOO_LONG, "text/plain", "no-store", "path too long\n") ? 0 : -1;
+        const std::string path = in ? std::string(static_cast<const char*>(in), len) : "";
         if (!self->packageUrl.empty() && path == self->packageUrl) {
             {
                 std::lock_guard lock(self->mutex);
                 self->admission.serving(wsi);
             }
-            const int n = lws_serve_http_file(wsi, self->packagePath.c_str(), "application/octet-stream", nullptr, 0);
+            unsigned char headers[512];
+            unsigned char* p = headers;
+            const auto csp = kContentSecurityPolicy;
+            if (lws_add_http_header_by_name(wsi, reinterpret_cast<const unsigned char*>("content-security-policy:"),
+                                            reinterpret_cast<const unsigned char*>(csp.data()), int(csp.size()), &p,
+                                            headers + sizeof headers) != 0)
+                return -1;
+            const int n = lws_serve_http_file(wsi, self->packagePath.c_str(), "application/octet-stream",
+                                              reinterpret_cast<const char*>(headers), int(p - headers));
             if (n < 0 || (n > 0 && lws_http_transaction_completed(wsi))) return -1;
             return 0;
         }
-        lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, nullptr);
-        return lws_http_transaction_completed(wsi) ? -1 : 0;
+        if (const PageResponse* r = self->routes->find(path)) {
+            {
+                std::lock_guard lock(self->mutex);
+                self->admission.serving(wsi);
+            }
+            return self->respond(wsi, HTTP_STATUS_OK, r->contentType, r->cacheControl, r->body, r->owner) ? 0 : -1;
+        }
+        return self->respond(wsi, HTTP_STATUS_NOT_FOUND, "text/plain", "no-store", "not found\n") ? 0 : -1;
     }
+    case LWS_CALLBACK_HTTP_WRITEABLE:
+        return self->writeChunk(wsi) ? 0 : -1;
+    case LWS_CALLBACK_CLOSED_HTTP:
+        self->transfers.erase(wsi);
+        break;
     case LWS_CALLBACK_HTTP_FILE_COMPLETION:
         return lws_http_transaction_completed(wsi) ? -1 : 0;
     default:
@@ -298,6 +377,7 @@ SessionServer::SessionServer(ServerOptions options)
         impl_->packagePath = options_.package->string();
         impl_->packageUrl = "/package/" + content_->hash;
     }
+    impl_->routes = std::make_unique<StudentPageRoutes>(options_.studentWall, options_.studentWallMissing);
     impl_->log = options_.log;
     HubOptions hub;
     hub.code = code_;
@@ -329,6 +409,7 @@ SessionServer::SessionServer(ServerOptions options)
     info.user = impl_.get();
     info.vhost_name = "atrium";
     info.retry_and_idle_policy = &kIdlePolicy;
+    info.max_http_header_data = kMaxRequestHeaderBytes; // a request with larger headers is refused
     // libwebsockets stops accepting (rather than failing accept() in a loop) at this many
     // descriptors of its own; what is left of the process's limit is the reserve.
     const DescriptorBudget budget = descriptorBudget();
@@ -384,6 +465,11 @@ SessionServer::~SessionServer() {
 std::string SessionServer::url(const std::string& host) const {
     const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
     return std::string(secure() ? "wss://" : "ws://") + h + ":" + std::to_string(port_);
+}
+
+std::string SessionServer::pageUrl(const std::string& host) const {
+    const std::string h = host.find(':') != std::string::npos ? "[" + host + "]" : host;
+    return std::string(secure() ? "https://" : "http://") + h + ":" + std::to_string(port_) + "/?code=" + code_;
 }
 
 double SessionServer::now() const { return impl_->clock.now(); }

@@ -7,8 +7,10 @@
 //
 // The same port serves plain HTTP: GET /package/<hash> sends the session's package
 // file (when it has one), so that a student without it can download it by the hash the
-// welcome names; other paths are 404 and other methods 405. With a certificate and key
-// it speaks TLS (wss:// and https://).
+// welcome names, and the student page and its content are served by the fixed paths of
+// StudentPageRoutes.h; other paths are 404, other methods 405, a path longer than
+// kMaxRequestPathBytes 414, and every response carries a strict Content-Security-Policy.
+// With a certificate and key it speaks TLS (wss:// and https://).
 //
 // Strangers hold nothing for long (ConnectionAdmission.h): a connection must join within
 // a few seconds, those that have not joined are capped per address and in all, and a
@@ -48,6 +50,10 @@ struct ServerOptions {
     std::string lecturerSecret;     ///< drives from another machine; empty: a random one
     std::optional<std::filesystem::path> package; ///< served by hash, and named in the welcome
     std::optional<TlsFiles> tls;
+    /// The heart's wall for the student page (session::encodeStudentWall), or null with
+    /// the reason the page then shows.
+    std::shared_ptr<const std::string> studentWall;
+    std::string studentWallMissing = "this lecture server was started without the heart's wall";
     /// Seconds a connection has to say hello (an HTTP request, to be read), and how many
     /// that have not joined one address and all may hold (see ConnectionAdmission.h).
     double helloTimeout = 5.0;
@@ -81,6 +87,9 @@ public:
     bool secure() const { return options_.tls.has_value(); }
     /// ws://HOST:PORT (wss:// with TLS) for `host`, e.g. this machine's address.
     std::string url(const std::string& host) const;
+    /// The student page with the join code, http://HOST:PORT/?code=CODE (https:// with
+    /// TLS): what a browser opens, and what the QR code holds.
+    std::string pageUrl(const std::string& host) const;
     const std::optional<session::ContentId>& content() const { return content_; }
 
     /// Seconds on the session clock (since the server started): what poses are stamped with.

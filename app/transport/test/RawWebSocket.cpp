@@ -185,9 +185,17 @@ bool RawWebSocket::closedByServer(std::chrono::milliseconds timeout) {
 std::pair<int, std::string> httpGet(int port, const std::string& path) { return httpRequest(port, "GET", path); }
 
 std::pair<int, std::string> httpRequest(int port, const std::string& method, const std::string& path) {
+    const std::string response =
+        httpExchange(port, method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
+                               (method == "POST" || method == "PUT" ? "Content-Length: 0\r\n" : "") + "\r\n");
+    const std::size_t end = response.find("\r\n\r\n");
+    if (response.size() < 12 || end == std::string::npos) return {0, response};
+    return {std::stoi(response.substr(9, 3)), response.substr(end + 4)};
+}
+
+std::string httpExchange(int port, const std::string& request) {
     const int fd = connectLoopback(port);
-    writeAll(fd, method + " " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n" +
-                     (method == "POST" || method == "PUT" ? "Content-Length: 0\r\n" : "") + "\r\n");
+    writeAll(fd, request);
     std::string response;
     char buffer[65536];
     for (;;) {
@@ -203,9 +211,7 @@ std::pair<int, std::string> httpRequest(int port, const std::string& method, con
             break;
     }
     ::close(fd);
-    const std::size_t end = response.find("\r\n\r\n");
-    if (response.size() < 12 || end == std::string::npos) return {0, response};
-    return {std::stoi(response.substr(9, 3)), response.substr(end + 4)};
+    return response;
 }
 
 } // namespace atrium::transport::test

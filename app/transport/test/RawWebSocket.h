@@ -55,5 +55,8 @@ bool waitForPeerClose(int fd, std::chrono::milliseconds timeout);
 std::pair<int, std::string> httpGet(int port, const std::string& path);
 /// The same with another method (POST, PUT, DELETE, HEAD, ...).
 std::pair<int, std::string> httpRequest(int port, const std::string& method, const std::string& path);
+/// Sends `request` as it is and returns the whole response, headers included (empty when
+/// the server hangs up without answering).
+std::string httpExchange(int port, const std::string& request);
 
 } // namespace atrium::transport::test
