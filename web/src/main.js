@@ -205,6 +205,8 @@ window.atriumPage = () => {
     camera: { p: camera.position.toArray(), forward: f.toArray() },
     shown: page.shown ? JSON.parse(JSON.stringify(page.shown)) : null,
     sessionNow: session ? session.now() : null,
+    heartPhase: session ? session.heartPhase(session.now()) : null,
+    wallMesh: shownMesh,
     delay: session ? session.poses.delay : null,
   };
 };
