@@ -3,6 +3,7 @@
 #include "sim/heart/HeartPipeline.h"
 
 #include <exception>
+#include <filesystem>
 
 namespace atrium::app {
 
@@ -24,16 +25,27 @@ session::StudentWall studentWallOf(const heart::MovingHeartMesh& heart) {
     return wall;
 }
 
-StudentWallOfLecture studentWallOfLecture(const package::Manifest& manifest) {
+StudentWallOfLecture studentWallOfLecture(const package::Manifest& manifest, bool cachedOnly) {
     StudentWallOfLecture out;
     if (manifest.heart.source != package::HeartSpec::Source::Phantom) {
         out.missing = "the page draws phantom hearts so far, and this lecture's heart is a series of files";
         return out;
     }
     try {
+        const auto source = heart::HeartSource::fromPreset(manifest.heart.preset);
+        const auto settings = heart::PipelineSettings::forBlood();
+        if (cachedOnly) {
+            const std::filesystem::path cached = heart::heartCacheFile(source, settings);
+            bool found = !cached.empty() && std::filesystem::exists(cached);
+            for (const auto& shipped : settings.shippedCacheDirectories)
+                found = found || (!cached.empty() && std::filesystem::exists(shipped / cached.filename()));
+            if (!found) {
+                out.missing = "the heart has not been processed on this machine yet (open the lecture once)";
+                return out;
+            }
+        }
         heart::PipelineReport report;
-        const auto moving = heart::loadHeart(heart::HeartSource::fromPreset(manifest.heart.preset),
-                                             heart::PipelineSettings::forBlood(), &report);
+        const auto moving = heart::loadHeart(source, settings, &report);
         out.cacheStatus = report.cacheStatus;
         out.encoding = std::make_shared<const std::string>(session::encodeStudentWall(studentWallOf(moving)));
     } catch (const std::exception& e) {

@@ -25,8 +25,10 @@ struct StudentWallOfLecture {
 };
 
 /// The wall of the package's heart, encoded. A phantom's heart is loaded (or processed, a
-/// minute or two the first time); a mesh or volume series is not yet offered to browsers
-/// (`missing` says so). Errors of the heart pipeline are returned in `missing`, never thrown.
-StudentWallOfLecture studentWallOfLecture(const package::Manifest& manifest);
+/// minute or two the first time, unless `cachedOnly`: then a heart not in the cache or a
+/// shipped cache is `missing`, so that a window never waits minutes); a mesh or volume
+/// series is not yet offered to browsers (`missing` says so). Errors of the heart pipeline
+/// are returned in `missing`, never thrown.
+StudentWallOfLecture studentWallOfLecture(const package::Manifest& manifest, bool cachedOnly = false);
 
 } // namespace atrium::app

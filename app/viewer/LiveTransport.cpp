@@ -1,5 +1,8 @@
 #include "app/viewer/LiveTransport.h"
 
+#include "app/session/StudentWallSource.h"
+#include "narrative/package/ContentPackage.h"
+
 #include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionClient.h"
 #include "app/transport/SessionServer.h"
@@ -87,6 +90,18 @@ std::unique_ptr<widgets::LiveHost> LiveTransport::host(const widgets::LiveHostOp
     o.code = options.code.toStdString();
     o.package = options.package;
     o.log = logLine;
+    if (options.package) {
+        // The student page's heart: from the cache the window's own loading filled (a
+        // heart never processed here is left out rather than processed on this thread).
+        try {
+            const auto wall = studentWallOfLecture(package::ContentPackage::open(*options.package).manifest(), true);
+            o.studentWall = wall.encoding;
+            o.studentWallMissing = wall.missing;
+        } catch (const std::exception& e) {
+            o.studentWallMissing = std::string("the lecture could not be read: ") + e.what();
+        }
+        if (!o.studentWall) logLine("the student page shows no heart wall: " + o.studentWallMissing);
+    }
     QString fingerprint;
     if (options.selfSigned) {
         const transport::SelfSigned cert = transport::makeClassroomCertificate();

@@ -79,7 +79,7 @@ LiveLecturePanel::LiveLecturePanel(QWidget* parent) : QWidget(parent) {
     });
     qrLabel_ = new QLabel(hostBox_);
     qrLabel_->setAlignment(Qt::AlignCenter);
-    qrLabel_->setToolTip("The first URL with the join code, for phones and tablets");
+    qrLabel_->setToolTip("The student page with the join code: phones, tablets and laptops join in a browser");
     roster_ = new QListWidget(hostBox_);
     roster_->setToolTip("Who is connected: following the lecture, or exploring on their own");
     hold_ = new QPushButton("Hold attention", hostBox_);
@@ -128,6 +128,13 @@ LiveLecturePanel::LiveLecturePanel(QWidget* parent) : QWidget(parent) {
     clear();
 }
 
+QString studentPageUrl(const QString& sessionUrl, const QString& code) {
+    QString page = sessionUrl;
+    if (page.startsWith("wss://")) page.replace(0, 3, "https");
+    else if (page.startsWith("ws://")) page.replace(0, 2, "http");
+    return page + "/?code=" + code;
+}
+
 void LiveLecturePanel::clear() {
     hostBox_->hide();
     replayBox_->hide();
@@ -144,14 +151,16 @@ void LiveLecturePanel::showHosting(const QString& code, const QStringList& urls,
     hostBox_->show();
     replayBox_->hide();
     code_->setText(code);
-    QString text = "<b>Join at</b><br>";
+    QString text = "<b>In a browser</b><br>";
+    if (!urls.isEmpty()) text += studentPageUrl(urls.front(), code).toHtmlEscaped() + "<br>";
+    text += "<b>In Atrium (Live > Join lecture)</b><br>";
     for (const QString& u : urls) text += u.toHtmlEscaped() + "<br>";
     if (!fingerprint.isEmpty())
         text += "<small>Encrypted. Certificate fingerprint (SHA-256): " + fingerprint.toHtmlEscaped() + "</small><br>";
     urls_->setText(text);
     showSecret_->setChecked(false); // a new lecture's secret starts hidden
     secret_->setText(secret);
-    qr_ = urls.isEmpty() ? QImage() : qrCode(urls.front() + "/?code=" + code, 3);
+    qr_ = urls.isEmpty() ? QImage() : qrCode(studentPageUrl(urls.front(), code), 3);
     qrLabel_->setPixmap(QPixmap::fromImage(qr_));
     status_->setText("Lecturing: students follow your view.");
 }

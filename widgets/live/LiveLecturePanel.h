@@ -23,6 +23,10 @@ namespace atrium::widgets {
 /// `text` as a QR code (error correction M), one module per `scale` pixels with a quiet
 /// zone of four modules; a null image when it cannot be encoded.
 QImage qrCode(const QString& text, int scale = 4);
+/// The student page of a lecture served at `sessionUrl` (ws://HOST:PORT or wss://...)
+/// with the join code: http://HOST:PORT/?code=CODE (https:// for wss://), what a browser
+/// opens and the QR code holds.
+QString studentPageUrl(const QString& sessionUrl, const QString& code);
 
 class LiveLecturePanel : public QWidget {
     Q_OBJECT
