@@ -186,7 +186,9 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     std::string fingerprint;
     transport::ServerOptions options = serverOptions(a, file, err, &fingerprint);
     try {
-        const auto wall = studentWallOfLecture(package::ContentPackage::open(file).manifest());
+        // From the cache only: a lecture server starts in a second, never after minutes of
+        // processing a heart (atrium or atrium-sim heart fills the cache once).
+        const auto wall = studentWallOfLecture(package::ContentPackage::open(file).manifest(), true);
         options.studentWall = wall.encoding;
         options.studentWallMissing = wall.missing;
         if (wall.encoding)

@@ -40,7 +40,8 @@ StudentWallOfLecture studentWallOfLecture(const package::Manifest& manifest, boo
             for (const auto& shipped : settings.shippedCacheDirectories)
                 found = found || (!cached.empty() && std::filesystem::exists(shipped / cached.filename()));
             if (!found) {
-                out.missing = "the heart has not been processed on this machine yet (open the lecture once)";
+                out.missing = "the heart has not been processed on this machine yet (open the lecture in atrium once, "
+                              "or run atrium-sim heart --phantom " + manifest.heart.preset + ")";
                 return out;
             }
         }
