@@ -166,11 +166,13 @@ function drawWall(now) {
   }
 }
 
-function followCamera(now) {
+function followCamera() {
   if (!session || page.exploring) return;
+  const now = session.cameraNow();
   const pose = session.poses.poseAt(now);
   if (!pose) return;
-  page.shown = { t: now - session.poses.delay, pose };
+  const samples = session.poses.samples;
+  page.shown = { t: now - session.poses.delay, pose, newestT: samples.length ? samples[samples.length - 1].t : null };
   const f = forwardOf(pose);
   camera.position.set(pose.p[0], pose.p[1], pose.p[2]);
   camera.lookAt(pose.p[0] + f[0], pose.p[1] + f[1], pose.p[2] + f[2]);
@@ -180,7 +182,7 @@ function frame() {
   resize();
   if (session) {
     const now = session.now();
-    followCamera(now);
+    followCamera();
     if (session.state) applyView(session.state.view);
     drawWall(now);
   }

@@ -36,6 +36,13 @@ export class LectureSession {
     return this.clock.toServer(localSeconds());
   }
 
+  /** The session time to show the camera at: now(), or before the clock is known the
+   *  snapshot's pose time (SessionFollower::pose). */
+  cameraNow() {
+    if (this.clock.synced()) return this.now();
+    return this.state && this.state.pose ? this.state.pose.t : 0;
+  }
+
   send(message) {
     if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ws.send(JSON.stringify({ v: 1, ...message }));
   }
@@ -145,7 +152,9 @@ export class LectureSession {
 
   pushPose(sample) {
     if (!Array.isArray(sample.p) || sample.p.length !== 3) return;
-    this.poses.push({ t: sample.t, pose: makePose(sample.p, sample.yaw, sample.pitch) }, this.now());
+    // Before the clock is known a sample counts as arriving on time, as SessionFollower does.
+    const arrival = this.clock.synced() ? this.now() : sample.t;
+    this.poses.push({ t: sample.t, pose: makePose(sample.p, sample.yaw, sample.pitch) }, arrival);
   }
 
   delta(m) {
