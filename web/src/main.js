@@ -208,6 +208,7 @@ window.atriumPage = () => {
     shown: page.shown ? JSON.parse(JSON.stringify(page.shown)) : null,
     sessionNow: session ? session.now() : null,
     heartPhase: session ? session.heartPhase(session.now()) : null,
+    sessionId: session ? session.sessionId : null,
     wallMesh: shownMesh,
     delay: session ? session.poses.delay : null,
   };
