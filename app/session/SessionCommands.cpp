@@ -1,6 +1,7 @@
 #include "app/session/SessionCommands.h"
 
 #include "app/session/NarrativeLecturer.h"
+#include "app/session/StudentNarratives.h"
 #include "app/session/StudentWallSource.h"
 #include "app/transport/SelfSignedCertificate.h"
 #include "app/transport/SessionClient.h"
@@ -188,7 +189,11 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
     try {
         // From the cache only: a lecture server starts in a second, never after minutes of
         // processing a heart (atrium or atrium-sim heart fills the cache once).
-        const auto wall = studentWallOfLecture(package::ContentPackage::open(file).manifest(), true);
+        const package::ContentPackage lecture = package::ContentPackage::open(file);
+        const auto wall = studentWallOfLecture(lecture.manifest(), true);
+        if (const std::string text = lecture.narrativesDocument(); !text.empty())
+            options.studentNarratives = std::make_shared<const std::string>(studentNarrativesJson(
+                narrative::parseNarrativeDocument(text, file.string() + ":" + package::ContentPackage::kNarrativesEntry)));
         options.studentWall = wall.encoding;
         options.studentWallMissing = wall.missing;
         if (wall.encoding)
@@ -197,6 +202,8 @@ int serve(const std::vector<std::string>& args, std::ostream& out, std::ostream&
         else
             err << "atrium-session: the student page shows no heart wall: " << wall.missing << "\n";
     } catch (const package::PackageError& e) {
+        throw BadFile(e.what());
+    } catch (const narrative::NarrativeDocumentError& e) {
         throw BadFile(e.what());
     }
     transport::SessionServer server(std::move(options));

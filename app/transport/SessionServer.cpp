@@ -377,7 +377,8 @@ SessionServer::SessionServer(ServerOptions options)
         impl_->packagePath = options_.package->string();
         impl_->packageUrl = "/package/" + content_->hash;
     }
-    impl_->routes = std::make_unique<StudentPageRoutes>(options_.studentWall, options_.studentWallMissing);
+    impl_->routes = std::make_unique<StudentPageRoutes>(options_.studentWall, options_.studentWallMissing,
+                                                         options_.studentNarratives);
     impl_->log = options_.log;
     HubOptions hub;
     hub.code = code_;

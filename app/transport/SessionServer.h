@@ -54,6 +54,8 @@ struct ServerOptions {
     /// the reason the page then shows.
     std::shared_ptr<const std::string> studentWall;
     std::string studentWallMissing = "this lecture server was started without the heart's wall";
+    /// The narratives for the student page (app/session/StudentNarratives.h), or null.
+    std::shared_ptr<const std::string> studentNarratives;
     /// Seconds a connection has to say hello (an HTTP request, to be read), and how many
     /// that have not joined one address and all may hold (see ConnectionAdmission.h).
     double helloTimeout = 5.0;

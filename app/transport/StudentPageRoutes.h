@@ -12,6 +12,8 @@
 //   /content.json  where the lecture's content lies  revalidated
 //   /content/wall-<16 hex>.atrwall   the heart's wall (session/StudentWall.h), named by
 //                  the FNV-1a 64 hash of its bytes, so a browser keeps it across reconnects
+//   /content/narratives-<16 hex>.json   the narratives' timeline and text overlays
+//                  (app/session/StudentNarratives.h), named by its hash
 //
 // Every response carries the same strict Content-Security-Policy (kContentSecurityPolicy).
 
@@ -45,8 +47,10 @@ struct PageResponse {
 class StudentPageRoutes {
 public:
     /// `wall`: the heart's wall encoded (session::encodeStudentWall), or null with
-    /// `wallMissing` saying why there is none (the page shows it).
-    StudentPageRoutes(std::shared_ptr<const std::string> wall, std::string wallMissing);
+    /// `wallMissing` saying why there is none (the page shows it); `narratives`: their
+    /// JSON for the page, or null (no overlays).
+    StudentPageRoutes(std::shared_ptr<const std::string> wall, std::string wallMissing,
+                      std::shared_ptr<const std::string> narratives = nullptr);
 
     /// The response for a GET of `path` (without the query), or null: 404.
     const PageResponse* find(std::string_view path) const;

@@ -1,5 +1,6 @@
 #include "app/viewer/LiveTransport.h"
 
+#include "app/session/StudentNarratives.h"
 #include "app/session/StudentWallSource.h"
 #include "narrative/package/ContentPackage.h"
 
@@ -94,9 +95,13 @@ std::unique_ptr<widgets::LiveHost> LiveTransport::host(const widgets::LiveHostOp
         // The student page's heart: from the cache the window's own loading filled (a
         // heart never processed here is left out rather than processed on this thread).
         try {
-            const auto wall = studentWallOfLecture(package::ContentPackage::open(*options.package).manifest(), true);
+            const package::ContentPackage lecture = package::ContentPackage::open(*options.package);
+            const auto wall = studentWallOfLecture(lecture.manifest(), true);
             o.studentWall = wall.encoding;
             o.studentWallMissing = wall.missing;
+            if (const std::string text = lecture.narrativesDocument(); !text.empty())
+                o.studentNarratives = std::make_shared<const std::string>(
+                    studentNarrativesJson(narrative::parseNarrativeDocument(text, options.package->string())));
         } catch (const std::exception& e) {
             o.studentWallMissing = std::string("the lecture could not be read: ") + e.what();
         }

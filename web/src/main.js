@@ -10,6 +10,8 @@ import { OrbitControls } from "three/examples/jsm/controls/OrbitControls.js";
 import { LectureSession } from "./session.js";
 import { forwardOf } from "./poseMath.js";
 import { decodeWall, sampleWall } from "./wall.js";
+import { evaluateNarrative } from "./narrative.js";
+import { OverlayLayer } from "./overlays.js";
 
 const FIELD_OF_VIEW_DEG = 40; // the desktop view's (widgets/view/SceneRenderer.h)
 
@@ -17,6 +19,8 @@ const canvas = document.getElementById("view");
 const stateLabel = document.getElementById("state");
 const followButton = document.getElementById("follow");
 const message = document.getElementById("message");
+const overlayLayer = new OverlayLayer(document.getElementById("overlays"));
+let narratives = null; // /content/narratives-<hash>.json, when the lecture has any
 
 const page = {
   state: "connecting",
@@ -108,6 +112,11 @@ function updateState() {
 
 async function loadWall() {
   const contents = await (await fetch("/content.json", { cache: "no-cache" })).json();
+  if (contents.narratives)
+    fetch(contents.narratives.url)
+      .then((r) => r.json())
+      .then((n) => (narratives = n.narratives))
+      .catch((e) => say(`The narratives could not be loaded: ${e.message}`));
   if (!contents.wall) {
     say(`The heart's wall is not available: ${contents.wallMissing || "unknown reason"}`);
     return;
@@ -178,6 +187,22 @@ function followCamera() {
   camera.lookAt(pose.p[0] + f[0], pose.p[1] + f[1], pose.p[2] + f[2]);
 }
 
+let overlayShown = { node: -1, alpha: 0 };
+function drawOverlays(now) {
+  const n = session && session.state && session.state.narrative;
+  const narrative = n && narratives && n.index >= 0 ? narratives[n.index] : null;
+  if (!narrative) {
+    overlayLayer.show(-1, null, 0);
+    overlayShown = { node: -1, alpha: 0 };
+    return;
+  }
+  const t = n.playing ? n.time + (now - n.at) : n.time;
+  const e = evaluateNarrative(narrative, t, n.keys || [], !!n.loop, !!n.entry);
+  const node = e.node >= 0 && e.overlayAlpha > 0 ? { index: e.node, overlays: narrative.nodes[e.node].overlays } : null;
+  overlayLayer.show(n.index, node, e.overlayAlpha);
+  overlayShown = { node: node ? e.node : -1, alpha: node ? e.overlayAlpha : 0 };
+}
+
 function frame() {
   resize();
   if (session) {
@@ -185,6 +210,7 @@ function frame() {
     followCamera();
     if (session.state) applyView(session.state.view);
     drawWall(now);
+    drawOverlays(now);
   }
   renderer.render(scene, camera);
   if (shownMesh >= 0) {
@@ -209,6 +235,7 @@ window.atriumPage = () => {
     sessionNow: session ? session.now() : null,
     heartPhase: session ? session.heartPhase(session.now()) : null,
     sessionId: session ? session.sessionId : null,
+    overlay: { ...overlayShown, html: document.getElementById("overlays").innerHTML },
     wallMesh: shownMesh,
     delay: session ? session.poses.delay : null,
   };

@@ -4,7 +4,7 @@
 //   (b) following: at three moments of a flight the page's camera is within 1 mm and 0.1 degree of the
 //       lecturer's pose at the lecturer time it shows (the samples the lecturer sent, as a
 //       second WebSocket in the browser received them, interpolated as session/PoseBuffer does);
-//   (c) explore by dragging, and "Follow lecturer" returns;
+//   (c) explore by dragging, and "Follow lecturer" returns; the first node's text overlay shows;
 //   (d) over HTTP, package entries, lock.json and traversal paths are refused (404).
 // Usage: node joinLecture.mjs ATRIUM_SESSION LECTURE.atrium
 import http from "node:http";
@@ -59,6 +59,9 @@ try {
   });
   check(drawn > 0.01, `the heart covers part of the view (${(100 * drawn).toFixed(1)} % of the pixels)`);
   check((await page.evaluate(() => window.atriumPage().state)) === "following", "the page says it is following");
+  await page.waitForFunction(() => window.atriumPage().overlay.alpha === 1, { timeout: 5000 });
+  const overlay = await page.evaluate(() => ({ ...window.atriumPage().overlay, text: document.getElementById("overlays").textContent }));
+  check(overlay.node === 0 && overlay.text.includes("The left heart"), "the first node's text overlay shows, fully opaque in its dwell");
 
   // (b) Follow: three moments, a second apart, in the flight from the first node to the
   // second (the sample lecture's first node dwells 8 s and fades out, and the flight of 4 s starts at about 9.4 s).

@@ -46,6 +46,7 @@ std::string get(int port, const std::string& path) {
 TEST(StudentPage, ServesThePageItsScriptAndTheWallWithTheContentSecurityPolicy) {
     ServerOptions o;
     o.studentWall = smallWall();
+    o.studentNarratives = std::make_shared<const std::string>(R"({"narratives":[]})");
     SessionServer server(o);
     EXPECT_EQ(server.pageUrl("127.0.0.1"), "http://127.0.0.1:" + std::to_string(server.port()) + "/?code=" + server.code());
     const auto [status, body] = test::httpGet(server.port(), "/content.json");
@@ -54,12 +55,15 @@ TEST(StudentPage, ServesThePageItsScriptAndTheWallWithTheContentSecurityPolicy) 
     const std::string wallPath = contents.at("wall").at("url");
     EXPECT_EQ(contents["wall"]["bytes"], o.studentWall->size());
     EXPECT_EQ(wallPath.rfind("/content/wall-", 0), 0u);
+    const std::string narrativesPath = contents.at("narratives").at("url");
+    EXPECT_EQ(narrativesPath.rfind("/content/narratives-", 0), 0u);
 
     for (const auto& [path, type, bytes] :
          {std::tuple<std::string, std::string, std::string_view>{"/", "text/html; charset=utf-8", atrium::webpage::kIndexHtml},
           {"/app.js", "text/javascript; charset=utf-8", atrium::webpage::kAppJs},
           {"/style.css", "text/css; charset=utf-8", atrium::webpage::kStyleCss},
-          {wallPath, "application/octet-stream", *o.studentWall}}) {
+          {wallPath, "application/octet-stream", *o.studentWall},
+          {narrativesPath, "application/json", *o.studentNarratives}}) {
         const std::string response = get(server.port(), path);
         ASSERT_EQ(response.rfind("HTTP/1.1 200", 0), 0u) << path << ": " << response.substr(0, 200);
         EXPECT_EQ(header(response, "content-type"), type) << path;
