@@ -41,6 +41,14 @@ struct ServerTimer {
     SessionServer::Impl* owner = nullptr;
 };
 constexpr lws_usec_t kSweepUs = 250 * LWS_US_PER_MS;
+
+/// Whether the request's Accept-Encoding names gzip (a q=0 refusal aside, which no browser sends).
+bool acceptsGzip(lws* wsi) {
+    char value[256] = {};
+    if (lws_hdr_copy(wsi, value, sizeof value, WSI_TOKEN_HTTP_ACCEPT_ENCODING) <= 0) return false;
+    const std::string v(value);
+    return v.find("gzip") != std::string::npos && v.find("gzip;q=0") == std::string::npos;
+}
 } // namespace
 
 struct SessionServer::Impl : HubOutput {
@@ -129,7 +137,7 @@ struct SessionServer::Impl : HubOutput {
     /// Answers an HTTP request with `body` (the CSP and headers that say what it is);
     /// false when the connection should be closed.
     bool respond(lws* wsi, unsigned status, std::string_view contentType, std::string_view cacheControl,
-                 std::string_view body, std::shared_ptr<const std::string> owner = nullptr);
+                 std::string_view body, std::shared_ptr<const std::string> owner = nullptr, bool gzipped = false);
     /// Writes the next chunk of a response; false to close.
     bool writeChunk(lws* wsi);
     static void onSweep(lws_sorted_usec_list_t* sul);
@@ -138,7 +146,7 @@ struct SessionServer::Impl : HubOutput {
 
 bool SessionServer::Impl::respond(lws* wsi, unsigned status, std::string_view contentType,
                                   std::string_view cacheControl, std::string_view body,
-                                  std::shared_ptr<const std::string> owner) {
+                                  std::shared_ptr<const std::string> owner, bool gzipped) {
     unsigned char buffer[LWS_PRE + 1024];
     unsigned char* start = buffer + LWS_PRE;
     unsigned char* p = start;
@@ -152,6 +160,7 @@ bool SessionServer::Impl::respond(lws* wsi, unsigned status, std::string_view co
     if (lws_add_http_common_headers(wsi, status, type.c_str(), body.size(), &p, end) != 0 ||
         !header("content-security-policy:", kContentSecurityPolicy) || !header("x-content-type-options:", "nosniff") ||
         !header("referrer-policy:", "no-referrer") || !header("cache-control:", cacheControl) ||
+        (gzipped && (!header("content-encoding:", "gzip") || !header("vary:", "accept-encoding"))) ||
         lws_finalize_write_http_header(wsi, start, &p, end) != 0)
         return false;
     if (body.empty()) return lws_http_transaction_completed(wsi) == 0;
@@ -333,6 +342,9 @@ int SessionServer::Impl::callback(lws* wsi, lws_callback_reasons reason, void* u
                 std::lock_guard lock(self->mutex);
                 self->admission.serving(wsi);
             }
+            if (r->gzipped && acceptsGzip(wsi))
+                return self->respond(wsi, HTTP_STATUS_OK, r->contentType, r->cacheControl, *r->gzipped, r->gzipped, true) ? 0
+                                                                                                                          : -1;
             return self->respond(wsi, HTTP_STATUS_OK, r->contentType, r->cacheControl, r->body, r->owner) ? 0 : -1;
         }
         return self->respond(wsi, HTTP_STATUS_NOT_FOUND, "text/plain", "no-store", "not found\n") ? 0 : -1;

@@ -16,6 +16,8 @@
 //                  (app/session/StudentNarratives.h), named by its hash
 //
 // Every response carries the same strict Content-Security-Policy (kContentSecurityPolicy).
+// The script and the wall are also kept gzip-compressed (zlib, level 1: a few tenths of
+// a second once), and sent so to a browser that accepts gzip.
 
 #include <map>
 #include <memory>
@@ -42,7 +44,11 @@ struct PageResponse {
     std::shared_ptr<const std::string> owner;
     std::string contentType;
     std::string cacheControl;
+    std::shared_ptr<const std::string> gzipped; ///< the body gzip-compressed, or null
 };
+
+/// `bytes` as a gzip stream (RFC 1952). Throws std::runtime_error when zlib fails.
+std::string gzipCompress(std::string_view bytes);
 
 class StudentPageRoutes {
 public:

@@ -45,6 +45,9 @@ try {
   const first = await page.evaluate(() => window.atriumPage());
   console.log(`first frame ${first.firstFrameMs.toFixed(0)} ms after navigation (${Date.now() - opened} ms wall clock), wall ${first.wallBytes} bytes, ${first.wallPhases} phases`);
   check(first.firstFrameMs < 5000, "(a) the first frame with the heart's wall is drawn within 5 s");
+  const transferred = await page.evaluate(() =>
+    [...performance.getEntriesByType("navigation"), ...performance.getEntriesByType("resource")].reduce((sum, e) => sum + e.transferSize, 0));
+  check(transferred < 8e6, `joining took ${(transferred / 1e6).toFixed(2)} MB over HTTP (issue 25's bound: 8 MB)`);
   const drawn = await page.evaluate(() => {
     const source = document.getElementById("view");
     const copy = document.createElement("canvas");

@@ -11,6 +11,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <zlib.h>
+
 #include <filesystem>
 #include <fstream>
 
@@ -107,6 +109,30 @@ TEST(StudentPage, OnlyListedPathsAreServed) {
         EXPECT_EQ(test::httpGet(server.port(), "/package/" + server.content()->hash).first, 200);
     }
     std::filesystem::remove(file);
+}
+
+TEST(StudentPage, ABrowserThatAcceptsGzipGetsTheScriptCompressed) {
+    SessionServer server(ServerOptions{});
+    const std::string response = test::httpExchange(
+        server.port(), "GET /app.js HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept-Encoding: gzip, deflate, br\r\nConnection: close\r\n\r\n");
+    ASSERT_EQ(response.rfind("HTTP/1.1 200", 0), 0u);
+    EXPECT_EQ(header(response, "content-encoding"), "gzip");
+    EXPECT_EQ(header(response, "content-security-policy"), kContentSecurityPolicy);
+    const std::string body = response.substr(response.find("\r\n\r\n") + 4);
+    EXPECT_LT(body.size(), atrium::webpage::kAppJs.size() / 2);
+    std::string inflated(atrium::webpage::kAppJs.size() + 1, '\0');
+    z_stream z{};
+    ASSERT_EQ(inflateInit2(&z, 15 + 16), Z_OK);
+    z.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(body.data()));
+    z.avail_in = uInt(body.size());
+    z.next_out = reinterpret_cast<Bytef*>(inflated.data());
+    z.avail_out = uInt(inflated.size());
+    EXPECT_EQ(inflate(&z, Z_FINISH), Z_STREAM_END);
+    inflated.resize(z.total_out);
+    inflateEnd(&z);
+    EXPECT_TRUE(inflated == atrium::webpage::kAppJs);
+    // Without Accept-Encoding: as it is.
+    EXPECT_EQ(header(get(server.port(), "/app.js"), "content-encoding"), "");
 }
 
 TEST(StudentPage, WithoutAWallThePageIsToldWhy) {
