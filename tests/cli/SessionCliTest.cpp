@@ -11,6 +11,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -66,6 +67,9 @@ TEST(SessionCli, ALecturerServesStudentsFollowAndTheRecordingReplays) {
     std::this_thread::sleep_for(std::chrono::milliseconds(800));
     const Result student = session({"follow", url, "--code", "CLI234", "--once", "--seconds", "5"});
     const Result wrong = session({"follow", url, "--code", "WRONG2", "--seconds", "5"});
+    // The student page's URL, which the QR code holds, joins too.
+    const std::string page = "http://127.0.0.1:" + std::to_string(port) + "/?code=CLI234";
+    const Result byPage = session({"follow", page, "--code", "CLI234", "--once", "--seconds", "5"});
     lecturer.join();
 
     ASSERT_EQ(served.code, 0) << served.err;
@@ -76,6 +80,9 @@ TEST(SessionCli, ALecturerServesStudentsFollowAndTheRecordingReplays) {
     EXPECT_EQ(info["content"]["name"], "left-heart.atrium");
     EXPECT_EQ(info["narrative"], 1); // numbered from 1, as atrium --narrative K
     EXPECT_EQ(info["narrativeTitle"], "Through the left heart");
+    const auto pages = info["pages"].get<std::vector<std::string>>();
+    EXPECT_NE(std::find(pages.begin(), pages.end(), page), pages.end()) << info.dump();
+    EXPECT_EQ(byPage.code, 0) << byPage.err;
 
     ASSERT_EQ(student.code, 0) << student.err;
     const std::string last = student.out.substr(student.out.rfind("{\"sequence\""));
