@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
     o.code = argv[2];
     o.name = "attention driver";
     o.secret = argv[3];
+    o.allowSelfSigned = true; // the tests' lecture may run over TLS with a classroom certificate
     transport::SessionClient client(o);
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(15);
     while (!client.maySteer() && std::chrono::steady_clock::now() < deadline)

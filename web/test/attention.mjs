@@ -1,6 +1,8 @@
 // The lecturer holds attention: the page says "held", a drag does not take the camera,
 // and the Follow button stays hidden; released, a drag explores again. The lecturer is a
 // remote one (tests/browser/AttentionDriver.cpp, with the secret atrium-session prints).
+// The lecture runs over TLS with a classroom certificate (--self-signed): the page comes
+// over https and follows over wss.
 // Usage: node attention.mjs ATRIUM_SESSION LECTURE.atrium ATTENTION_DRIVER
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
@@ -9,7 +11,7 @@ import { check, launch, puppeteerOrSkip, serve } from "./browser.mjs";
 
 const [atriumSession, lecture, attentionDriver] = process.argv.slice(2);
 const puppeteer = await puppeteerOrSkip();
-const server = await serve(atriumSession, lecture);
+const server = await serve(atriumSession, lecture, ["--self-signed"]);
 const url = server.info.urls.find((u) => u.includes("127.0.0.1"));
 const driver = spawn(attentionDriver, [url, server.info.code, server.info.secret], { stdio: ["pipe", "pipe", "inherit"] });
 const lines = createInterface({ input: driver.stdout })[Symbol.asyncIterator]();
@@ -17,11 +19,13 @@ const expectLine = async (want) => {
   const { value } = await lines.next();
   if (value !== want) throw new Error(`attention driver said ${value}, expected ${want}`);
 };
-const { browser, close } = await launch(puppeteer);
+const { browser, close } = await launch(puppeteer, undefined, true);
 try {
   await expectLine("ready");
   const page = await browser.newPage();
-  await page.goto(server.info.pages.find((u) => u.includes("127.0.0.1")));
+  const pageUrl = server.info.pages.find((u) => u.includes("127.0.0.1"));
+  check(pageUrl.startsWith("https://"), `over TLS the page's URL is https (${pageUrl})`);
+  await page.goto(pageUrl);
   await page.waitForFunction(() => window.atriumPage().state === "following" && window.atriumPage().framesDrawn > 0, { timeout: 15000 });
   const drag = async () => {
     await page.mouse.move(640, 360);

@@ -40,12 +40,13 @@ export function serve(atriumSession, lecture, extra = []) {
 }
 
 /** A headless Chromium with a fresh profile; `close()` removes the profile too. */
-export async function launch(puppeteer, viewport = { width: 1280, height: 720 }) {
+export async function launch(puppeteer, viewport = { width: 1280, height: 720 }, acceptInsecureCerts = false) {
   const profile = mkdtempSync(join(tmpdir(), "atrium-chromium-"));
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
     headless: true,
     userDataDir: profile,
+    acceptInsecureCerts, // a classroom's self-signed certificate, as a student accepts it once
     defaultViewport: viewport,
     args: [
       "--headless",
