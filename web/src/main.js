@@ -37,6 +37,7 @@ function say(text) {
 }
 
 const renderer = new THREE.WebGLRenderer({ canvas, antialias: true, preserveDrawingBuffer: true });
+renderer.localClippingEnabled = true;
 renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));
 const scene = new THREE.Scene();
 scene.background = new THREE.Color(0x10141c);
@@ -154,10 +155,28 @@ function resize() {
   }
 }
 
+// The cut that opens the heart, as the desktop view makes it (widgets/view/SceneView.cpp):
+// a plane through the heart's centre, its normal from the camera towards the centre,
+// shifted by clipOffset times the heart's radius along it; the near half is cut away.
+const cutPlane = new THREE.Plane();
 function applyView(view) {
   if (!view) return;
   if (typeof view.opacity === "number") wallMaterial.opacity = Math.min(Math.max(view.opacity, 0.05), 1);
   wallMaterial.wireframe = !!view.wireframe;
+  if (!view.clip || !page.wall) {
+    wallMaterial.clippingPlanes = [];
+    return;
+  }
+  const { low, high } = page.wall.box;
+  const centre = new THREE.Vector3((low[0] + high[0]) / 2, (low[1] + high[1]) / 2, (low[2] + high[2]) / 2);
+  const radius = 0.5 * Math.hypot(high[0] - low[0], high[1] - low[1], high[2] - low[2]);
+  const normal = centre.clone().sub(camera.position);
+  if (normal.length() > 1e-9) normal.normalize();
+  else camera.getWorldDirection(normal);
+  const offset = Math.min(Math.max(view.clipOffset || 0, -1), 1);
+  const point = centre.clone().addScaledVector(normal, offset * radius);
+  cutPlane.setFromNormalAndCoplanarPoint(normal, point);
+  wallMaterial.clippingPlanes = [cutPlane];
 }
 
 let shownMesh = -1;
@@ -208,7 +227,7 @@ function frame() {
   if (session) {
     const now = session.now();
     followCamera();
-    if (session.state) applyView(session.state.view);
+    if (session.state) applyView(session.state.view); // after the camera: the cut faces it
     drawWall(now);
     drawOverlays(now);
   }
@@ -236,6 +255,7 @@ window.atriumPage = () => {
     heartPhase: session ? session.heartPhase(session.now()) : null,
     sessionId: session ? session.sessionId : null,
     overlay: { ...overlayShown, html: document.getElementById("overlays").innerHTML },
+    cut: wallMaterial.clippingPlanes.length ? { normal: cutPlane.normal.toArray(), constant: cutPlane.constant } : null,
     wallMesh: shownMesh,
     delay: session ? session.poses.delay : null,
   };

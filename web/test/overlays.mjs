@@ -2,7 +2,7 @@
 // <img src=x onerror=...>, <script> and an onclick handler is packed (atrium-pack) and
 // served (atrium-session serve); headless Chromium shows the text, without the picture,
 // the script or the handler, and nothing of them runs. The overlay shows at the node
-// with the alpha of the narrative's timeline.
+// with the alpha of the narrative's timeline, and the node's cut opens the heart.
 // Usage: node overlays.mjs ATRIUM_PACK ATRIUM_SESSION
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -17,7 +17,8 @@ const dir = mkdtempSync(join(tmpdir(), "atrium-overlays-"));
 const hostile =
   '<h2>Inert heading</h2><img src=x onerror="window.pwned = 1"><script>window.pwned = 2</script>' +
   '<p onclick="window.pwned = 3">Plain text stays</p><a href="javascript:window.pwned=4">a link</a>';
-const node = (y, text) => ({
+const node = (y, text, view) => ({
+  ...(view ? { view } : {}),
   title: "node",
   pose: { position: [0, y, 0], yaw: 0, pitch: 0 },
   dwell: 30,
@@ -32,7 +33,7 @@ writeFileSync(join(dir, "manifest.json"), JSON.stringify({
 }));
 writeFileSync(join(dir, "narratives.json"), JSON.stringify({
   format: "atrium-narratives", version: 1,
-  narratives: [{ title: "hostile", nodes: [node(-200, hostile), node(-150, "second")], transitions: [{ duration: 2 }] }],
+  narratives: [{ title: "hostile", nodes: [node(-200, hostile, { clipping: { enabled: true, offset: 0.25 } }), node(-150, "second")], transitions: [{ duration: 2 }] }],
 }));
 const lecture = join(dir, "hostile.atrium");
 execFileSync(atriumPack, ["create", lecture, "--manifest", join(dir, "manifest.json"), "--files", dir]);
@@ -56,6 +57,10 @@ try {
   await page.click("body", { offset: { x: 100, y: 150 } }).catch(() => {});
   await new Promise((r) => setTimeout(r, 300));
   check((await page.evaluate(() => window.pwned)) === undefined && shown.pwned === undefined, "nothing of the narrative's markup ran");
+  // The node opens the heart: the cut faces the camera, a quarter of the radius beyond the centre.
+  const cut = await page.evaluate(() => ({ cut: window.atriumPage().cut, camera: window.atriumPage().camera.p }));
+  const cameraSide = cut.cut ? cut.cut.normal.reduce((d, n, i) => d + n * cut.camera[i], cut.cut.constant) : 0;
+  check(cut.cut !== null && cameraSide < 0, `the node's cut is on, its plane facing away from the camera (the near half cut away; camera at ${cameraSide.toFixed(1)} mm)`);
   check(errors.length === 0, `no script errors${errors.length ? ": " + errors.join("; ") : ""}`);
 } finally {
   await close();
