@@ -29,6 +29,7 @@ const page = {
   wall: null,
   shown: null, // {t, pose}: the lecturer's time shown and the camera it gave
   exploring: false,
+  pointerDowns: 0,
 };
 
 function say(text) {
@@ -62,6 +63,7 @@ const wallMaterial = new THREE.MeshPhongMaterial({
 let wallMeshes = []; // one three.js mesh per phase; the one in use is visible
 let wallVertices = []; // per phase, its Float32Array of positions (updated each frame)
 
+canvas.addEventListener("pointerdown", () => (page.pointerDowns += 1)); // for the tests: input that reached the page
 const controls = new OrbitControls(camera, canvas);
 controls.enableDamping = false;
 controls.enabled = true;
@@ -254,6 +256,9 @@ window.atriumPage = () => {
     sessionNow: session ? session.now() : null,
     heartPhase: session ? session.heartPhase(session.now()) : null,
     sessionId: session ? session.sessionId : null,
+    pointerDowns: page.pointerDowns,
+    narrative: session && session.state ? session.state.narrative : null,
+    narrativesLoaded: narratives !== null,
     overlay: { ...overlayShown, html: document.getElementById("overlays").innerHTML },
     cut: wallMaterial.clippingPlanes.length ? { normal: cutPlane.normal.toArray(), constant: cutPlane.constant } : null,
     wallMesh: shownMesh,

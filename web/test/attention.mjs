@@ -7,7 +7,7 @@
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 
-import { check, launch, puppeteerOrSkip, serve } from "./browser.mjs";
+import { check, launch, puppeteerOrSkip, serve, waitInPage } from "./browser.mjs";
 
 const [atriumSession, lecture, attentionDriver] = process.argv.slice(2);
 const puppeteer = await puppeteerOrSkip();
@@ -26,18 +26,22 @@ try {
   const pageUrl = server.info.pages.find((u) => u.includes("127.0.0.1"));
   check(pageUrl.startsWith("https://"), `over TLS the page's URL is https (${pageUrl})`);
   await page.goto(pageUrl);
-  await page.waitForFunction(() => window.atriumPage().state === "following" && window.atriumPage().framesDrawn > 0, { timeout: 15000 });
+  await waitInPage(page, () => window.atriumPage().state === "following" && window.atriumPage().framesDrawn > 0, 15000);
+  // A drag, and then until the page has seen it (input is queued, and a loaded machine
+  // may take a while to hand it to the page).
   const drag = async () => {
+    const seen = await page.evaluate(() => window.atriumPage().pointerDowns);
     await page.mouse.move(640, 360);
     await page.mouse.down();
     await page.mouse.move(780, 420, { steps: 8 });
     await page.mouse.up();
-    await new Promise((r) => setTimeout(r, 300));
+    await waitInPage(page, (n) => window.atriumPage().pointerDowns > n, 10000, seen);
+    await new Promise((r) => setTimeout(r, 200));
   };
 
   driver.stdin.write("hold\n");
   await expectLine("held");
-  await page.waitForFunction(() => window.atriumPage().state === "held", { timeout: 5000 });
+  await waitInPage(page, () => window.atriumPage().state === "held", 15000);
   check(true, "the lecturer holds attention and the page says held");
   // The lecturer's app stands back while a remote lecturer drives: its camera rests.
   await new Promise((r) => setTimeout(r, 300));
@@ -49,9 +53,10 @@ try {
 
   driver.stdin.write("free\n");
   await expectLine("freed");
-  await page.waitForFunction(() => window.atriumPage().state === "following", { timeout: 5000 });
+  await waitInPage(page, () => window.atriumPage().state === "following", 15000);
   await drag();
-  check((await page.evaluate(() => window.atriumPage().state)) === "exploring", "released, a drag explores again");
+  await waitInPage(page, () => window.atriumPage().state === "exploring", 10000);
+  check(true, "released, a drag explores again");
 } finally {
   driver.stdin.end();
   await close();

@@ -74,3 +74,16 @@ export function check(condition, what) {
   if (!condition) throw new Error(`failed: ${what}`);
   console.log(`ok: ${what}`);
 }
+
+/** Waits until `predicate` holds in the page; on a timeout the error says what the page showed. */
+export async function waitInPage(page, predicate, timeout, ...args) {
+  try {
+    await page.waitForFunction(predicate, { timeout, polling: 100 }, ...args); // by interval: frames may be throttled
+  } catch (e) {
+    const shown = await page.evaluate(() => (window.atriumPage ? window.atriumPage() : null)).catch(() => null);
+    const text = shown
+      ? JSON.stringify({ state: shown.state, framesDrawn: shown.framesDrawn, wallPhases: shown.wallPhases, sessionNow: shown.sessionNow, overlay: shown.overlay, narrative: shown.narrative })
+      : "no page state";
+    throw new Error(`${e.message}; the page showed ${text}`);
+  }
+}

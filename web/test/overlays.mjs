@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-import { check, launch, puppeteerOrSkip, serve } from "./browser.mjs";
+import { check, launch, puppeteerOrSkip, serve, waitInPage } from "./browser.mjs";
 
 const [atriumPack, atriumSession] = process.argv.slice(2);
 const puppeteer = await puppeteerOrSkip();
@@ -44,7 +44,7 @@ try {
   const errors = [];
   page.on("pageerror", (e) => errors.push(e.message));
   await page.goto(server.info.pages.find((u) => u.includes("127.0.0.1")));
-  await page.waitForFunction(() => window.atriumPage && window.atriumPage().overlay.alpha === 1, { timeout: 15000 });
+  await waitInPage(page, () => window.atriumPage && window.atriumPage().overlay.alpha === 1, 15000);
   const shown = await page.evaluate(() => ({
     overlay: window.atriumPage().overlay,
     text: document.getElementById("overlays").textContent,

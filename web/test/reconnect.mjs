@@ -5,7 +5,7 @@
 // Usage: node reconnect.mjs ATRIUM_SESSION LECTURE.atrium
 import net from "node:net";
 
-import { check, launch, puppeteerOrSkip, serve } from "./browser.mjs";
+import { check, launch, puppeteerOrSkip, serve, waitInPage } from "./browser.mjs";
 
 const [atriumSession, lecture] = process.argv.slice(2);
 const puppeteer = await puppeteerOrSkip();
@@ -21,13 +21,13 @@ const { browser, close } = await launch(puppeteer, { width: 390, height: 844, is
 try {
   const page = await browser.newPage();
   await page.goto(`http://127.0.0.1:${port}/?code=BROWSE7`);
-  await page.waitForFunction(() => window.atriumPage().framesDrawn > 0 && window.atriumPage().state === "following", { timeout: 15000 });
+  await waitInPage(page, () => window.atriumPage().framesDrawn > 0 && window.atriumPage().state === "following", 15000);
   const first = await page.evaluate(() => window.atriumPage());
   check(first.state === "following", `a phone-sized page (390 x 844) joins session ${first.sessionId} and follows`);
 
   server.process.removeAllListeners("exit");
   server.process.kill("SIGKILL");
-  await page.waitForFunction(() => window.atriumPage().state === "reconnecting", { timeout: 10000 });
+  await waitInPage(page, () => window.atriumPage().state === "reconnecting", 10000);
   const drawn = await page.evaluate(() => window.atriumPage().framesDrawn);
   await new Promise((r) => setTimeout(r, 1500));
   const during = await page.evaluate(() => window.atriumPage());
@@ -35,7 +35,7 @@ try {
 
   server = await serve(atriumSession, lecture, fixed);
   const restarted = Date.now();
-  await page.waitForFunction((old) => window.atriumPage().state === "following" && window.atriumPage().sessionId !== old, { timeout: 15000 }, first.sessionId);
+  await waitInPage(page, (old) => window.atriumPage().state === "following" && window.atriumPage().sessionId !== old, 15000, first.sessionId);
   const back = await page.evaluate(() => window.atriumPage());
   check(back.sessionId === server.info.session, `it joins the restarted lecture by itself (${Date.now() - restarted} ms after the restart) and follows again`);
 
@@ -47,7 +47,7 @@ try {
   await touch("touchStart", [[195, 500]]);
   for (let i = 1; i <= 8; ++i) await touch("touchMove", [[195 + 10 * i, 500]]);
   await touch("touchEnd", []);
-  await page.waitForFunction(() => window.atriumPage().state === "exploring", { timeout: 2000 });
+  await waitInPage(page, () => window.atriumPage().state === "exploring", 10000);
   const orbited = await page.evaluate(() => window.atriumPage().camera.p);
   check(Math.hypot(...orbited.map((c, j) => c - before[j])) > 1, "a one-finger drag orbits the camera and the page explores");
   const far = await distance();
