@@ -54,6 +54,7 @@ public:
         vel_.assign(velocity.begin(), velocity.end());
         removed_.assign(pos_.size(), 0);
         pendingRemoved_ = 0;
+        pressureSolve_ = DivergenceFreeSolve{}; // no warm start from other particles' pressures
         resizeDerived();
     }
 
