@@ -13,9 +13,7 @@ namespace atrium::transport {
 namespace {
 constexpr const char* kRevalidate = "no-cache";
 constexpr const char* kForever = "public, max-age=31536000, immutable";
-} // namespace
 
-namespace {
 std::string hashedName(const std::string& stem, const std::string& bytes, const std::string& extension) {
     return "/content/" + stem + "-" + io::hex64(io::fnv1a(io::kFnvOffset, bytes.data(), bytes.size())) + extension;
 }

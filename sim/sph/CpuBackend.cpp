@@ -117,10 +117,21 @@ public:
         computeDensities(in);
         StepOutput out;
         auto t0 = Clock::now();
-        listNeighbours();
+        // The density pass's lists, or the grid where a list overflowed.
+        pressureSolve_.gatherNeighbours(pos_.size(), [&](std::size_t i, auto&& f) {
+            if (listCount_[i] <= kListed) {
+                for (unsigned m = 0; m < listCount_[i]; ++m)
+                    if (listed_[i * kListed + m] != i) f(listed_[i * kListed + m]);
+                return;
+            }
+            forEachCandidateRange(pos_[i], [&](std::uint32_t begin, std::uint32_t end) {
+                for (std::uint32_t j = begin; j < end; ++j)
+                    if (j != i && lengthSquared(pos_[i] - pos_[j]) < in.kernels.h2) f(j);
+            });
+        });
         const DivergenceFreeSettings settings{in.dt,         in.mass,           in.restDensity,        in.kernels,
                                               in.maxDensityError, in.maxDivergenceError, in.maxSolverIterations};
-        const DivergenceFreeParticles particles{pos_, vel_, density_, walls_, neighbourStart_, neighbours_};
+        const DivergenceFreeParticles particles{pos_, vel_, density_, walls_};
         pressureSolve_.prepare(particles, settings);
         const SolveReport divergence = pressureSolve_.correctDivergence(particles, settings);
         std::fill(pressure_.begin(), pressure_.end(), 0.f);
@@ -304,37 +315,6 @@ private:
         }
     }
 
-    /// Every particle's neighbours within h but itself, as compressed rows
-    /// (neighbourStart_, neighbours_): from the density pass's lists, or from the grid
-    /// where a list overflowed.
-    void listNeighbours() {
-        const std::size_t n = pos_.size();
-        const float h2 = lastH2_;
-        const auto visit = [&](std::size_t i, auto&& f) {
-            if (listCount_[i] <= kListed) {
-                for (unsigned m = 0; m < listCount_[i]; ++m)
-                    if (listed_[i * kListed + m] != i) f(listed_[i * kListed + m]);
-                return;
-            }
-            forEachCandidateRange(pos_[i], [&](std::uint32_t begin, std::uint32_t end) {
-                for (std::uint32_t j = begin; j < end; ++j)
-                    if (j != i && lengthSquared(pos_[i] - pos_[j]) < h2) f(j);
-            });
-        };
-        neighbourStart_.assign(n + 1, 0);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
-            for (std::size_t i = r.begin(); i != r.end(); ++i) visit(i, [&](std::uint32_t) { ++neighbourStart_[i + 1]; });
-        });
-        for (std::size_t i = 0; i < n; ++i) neighbourStart_[i + 1] += neighbourStart_[i];
-        neighbours_.resize(neighbourStart_[n]);
-        tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, kGrain), [&](const auto& r) {
-            for (std::size_t i = r.begin(); i != r.end(); ++i) {
-                std::uint32_t at = neighbourStart_[i];
-                visit(i, [&](std::uint32_t j) { neighbours_[at++] = j; });
-            }
-        });
-    }
-
     void copyFlatVelocities() {
         tbb::parallel_for(tbb::blocked_range<std::size_t>(0, vel_.size(), kGrain), [&](const auto& r) {
             for (std::size_t i = r.begin(); i != r.end(); ++i) vx_[i] = vel_[i].x, vy_[i] = vel_[i].y, vz_[i] = vel_[i].z;
@@ -499,7 +479,6 @@ private:
 
     void densityPass(const StepInput& in) {
         const SphKernels k = in.kernels;
-        lastH2_ = k.h2;
         WallFieldView storage;
         const WallFieldView* wall = wallView(storage, in.wallPoseAge);
         const float* __restrict px = px_.data();
@@ -805,10 +784,8 @@ private:
     std::size_t pendingRemoved_ = 0; // flagged in removed_, dropped at the next grid build
     const WallDistanceField* wall_ = nullptr;
     StageTimes times_;
-    // PressureSolver::DivergenceFree: the neighbours as rows (listNeighbours), the solves.
-    std::vector<std::uint32_t> neighbourStart_, neighbours_;
-    float lastH2_ = 0.f; // h^2 of the last density pass
-    DivergenceFreeSolve pressureSolve_;
+    DivergenceFreeSolve pressureSolve_; // PressureSolver::DivergenceFree
+
 };
 
 } // namespace

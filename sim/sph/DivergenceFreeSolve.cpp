@@ -28,7 +28,7 @@ Vec3 wallGradient(const WallNeighbourhood& w, float restDensity) { return w.pres
 float DivergenceFreeSolve::densityRate(const DivergenceFreeParticles& p, std::size_t i) const {
     const Vec3 vi = p.velocity[i];
     float rate = 0.f;
-    for (std::uint32_t e = p.start[i]; e < p.start[i + 1]; ++e) rate += dot(vi - p.velocity[p.neighbours[e]], massGradient_[e]);
+    for (std::uint32_t e = start_[i]; e < start_[i + 1]; ++e) rate += dot(vi - p.velocity[neighbours_[e]], massGradient_[e]);
     return rate + dot(vi - wallVelocity_[i], wallGradient_[i]);
 }
 
@@ -47,7 +47,7 @@ void DivergenceFreeSolve::prepare(const DivergenceFreeParticles& p, const Diverg
     kappa_.resize(n);
     wallVelocity_.resize(n);
     wallGradient_.resize(n);
-    massGradient_.resize(p.neighbours.size());
+    massGradient_.resize(neighbours_.size());
     densitySum_.resize(n, 0.f); // particles added since the last step start from zero
     divergenceSum_.resize(n, 0.f);
     const float tiny = 1e-12f * s.restDensity * s.restDensity / (s.kernels.h2 * s.kernels.h2);
@@ -57,8 +57,8 @@ void DivergenceFreeSolve::prepare(const DivergenceFreeParticles& p, const Diverg
             wallGradient_[i] = wallGradient(p.walls[i], s.restDensity);
             Vec3 sum = wallGradient_[i];
             float squares = 0.f;
-            for (std::uint32_t e = p.start[i]; e < p.start[i + 1]; ++e) {
-                const Vec3 g = gradW(s.kernels, xi - p.position[p.neighbours[e]]) * s.mass;
+            for (std::uint32_t e = start_[i]; e < start_[i + 1]; ++e) {
+                const Vec3 g = gradW(s.kernels, xi - p.position[neighbours_[e]]) * s.mass;
                 massGradient_[e] = g;
                 sum += g;
                 squares += lengthSquared(g);
@@ -77,8 +77,8 @@ void DivergenceFreeSolve::applyKappa(const DivergenceFreeParticles& p, const Div
         for (std::size_t i = r.begin(); i != r.end(); ++i) {
             const float ki = kappa_[i] / p.density[i];
             Vec3 dv = wallGradient_[i] * ki;
-            for (std::uint32_t e = p.start[i]; e < p.start[i + 1]; ++e) {
-                const std::uint32_t j = p.neighbours[e];
+            for (std::uint32_t e = start_[i]; e < start_[i + 1]; ++e) {
+                const std::uint32_t j = neighbours_[e];
                 dv += massGradient_[e] * (ki + kappa_[j] / p.density[j]);
             }
             p.velocity[i] -= dv * s.dt;
@@ -118,7 +118,7 @@ SolveReport DivergenceFreeSolve::solve(const DivergenceFreeParticles& p, const D
 
 SolveReport DivergenceFreeSolve::correctDivergence(const DivergenceFreeParticles& p, const DivergenceFreeSettings& s) {
     const auto rate = [&](std::size_t i) {
-        return p.start[i + 1] - p.start[i] < kMinNeighboursForDivergence ? 0.f : densityRate(p, i);
+        return start_[i + 1] - start_[i] < kMinNeighboursForDivergence ? 0.f : densityRate(p, i);
     };
     return solve(p, s, divergenceSum_, rate, 1.f / s.dt, s.dt / s.restDensity, s.maxDivergenceError, 0);
 }

@@ -3,7 +3,7 @@
 // Smoothed Particle Hydrodynamics", SCA 2015, and "Divergence-Free SPH for Incompressible
 // and Viscous Fluids", IEEE TVCG 2017), on the CPU, with the walls as density maps
 // (WallKernelIntegrals.h; Koschier & Bender 2017). Internal to sim/sph: the CPU backend
-// hands its arrays over in cell order, the neighbours as compressed rows.
+// hands its arrays over in cell order and lists the neighbours (gatherNeighbours).
 //
 // Each particle i has rho_i (fluid and walls), its neighbours j within h and its walls'
 // density fraction Phi_i (the wall adds rho0 Phi_i to rho_i). With gW_ij the spiky
@@ -32,6 +32,9 @@
 #include "sim/sph/Vec3.h"
 #include "sim/sph/WallKernelIntegrals.h"
 
+#include <tbb/blocked_range.h>
+#include <tbb/parallel_for.h>
+
 #include <cstdint>
 #include <span>
 #include <vector>
@@ -44,8 +47,6 @@ struct DivergenceFreeParticles {
     std::span<Vec3> velocity; ///< changed in place
     std::span<const float> density;
     std::span<const WallNeighbourhood> walls;
-    /// Neighbours of i (within h, i itself left out): neighbours[start[i] .. start[i + 1]).
-    std::span<const std::uint32_t> start, neighbours;
 };
 
 struct DivergenceFreeSettings {
@@ -72,6 +73,10 @@ public:
     /// order was particle order[k]; an index past the old count (a particle added since)
     /// starts from zero.
     void reorder(std::span<const std::uint32_t> order);
+    /// Lists every particle's neighbours (within h, itself left out) for this step's
+    /// solves: visit(i, f) calls f(j) for each neighbour j of particle i.
+    template <class Visit>
+    void gatherNeighbours(std::size_t particles, Visit&& visit);
     /// Computes alpha_i and the walls' velocities for this step's neighbourhoods.
     void prepare(const DivergenceFreeParticles& p, const DivergenceFreeSettings& s);
     /// Makes the velocity field divergence-free (D_i <= 0 to the bound).
@@ -96,6 +101,24 @@ private:
     std::vector<float> alpha_, kappa_, densitySum_, divergenceSum_, pressure_, reordered_;
     std::vector<Vec3> wallVelocity_, wallGradient_;
     std::vector<Vec3> massGradient_; ///< m gW_ij per neighbour entry, for this step's positions
+    /// Neighbours of i: neighbours_[start_[i] .. start_[i + 1]) (gatherNeighbours).
+    std::vector<std::uint32_t> start_, neighbours_;
 };
+
+template <class Visit>
+void DivergenceFreeSolve::gatherNeighbours(std::size_t n, Visit&& visit) {
+    start_.assign(n + 1, 0);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 512), [&](const auto& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) visit(i, [&](std::uint32_t) { ++start_[i + 1]; });
+    });
+    for (std::size_t i = 0; i < n; ++i) start_[i + 1] += start_[i];
+    neighbours_.resize(start_[n]);
+    tbb::parallel_for(tbb::blocked_range<std::size_t>(0, n, 512), [&](const auto& r) {
+        for (std::size_t i = r.begin(); i != r.end(); ++i) {
+            std::uint32_t at = start_[i];
+            visit(i, [&](std::uint32_t j) { neighbours_[at++] = j; });
+        }
+    });
+}
 
 } // namespace atrium::sph
